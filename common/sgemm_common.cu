@@ -1,0 +1,67 @@
+/*
+ * sgemm_common.cu - argument checks and the beta-only path shared by every rung.
+ */
+#include <limits.h>
+
+#include "sgemm_common.h"
+
+/* Elements an operand of `rows` x `cols` with leading dimension `ld` spans. */
+static long long span(int rows, int cols, int ld) { return (long long)(rows - 1) * ld + cols; }
+
+static int misaligned(const void *p) { return ((uintptr_t)p & 3u) != 0; }
+
+/* C := beta * C over an M x N window; beta == 0 writes zeros without reading C. */
+__global__ void scale_c_kernel(int M, int N, float beta, float *C, int ldc)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= N)
+        return;
+    for (int row = blockIdx.y; row < M; row += gridDim.y) {
+        float *c = &C[(long long)row * ldc + col];
+        *c = (beta == 0.0f) ? 0.0f : beta * *c;
+    }
+}
+
+extern "C" cudaError_t sgemm_prologue(int M, int N, int K, float alpha, const float *A, int lda,
+                                      const float *B, int ldb, float beta, float *C, int ldc,
+                                      cudaStream_t stream, int *done)
+{
+    *done = 1;
+    if (M < 0 || N < 0 || K < 0)
+        return cudaErrorInvalidValue;
+    if (lda < (K > 1 ? K : 1) || ldb < (N > 1 ? N : 1) || ldc < (N > 1 ? N : 1))
+        return cudaErrorInvalidValue;
+    if (M == 0 || N == 0)
+        return cudaSuccess;
+
+    const int need_ab = (K > 0 && alpha != 0.0f);
+    if (C == NULL || misaligned(C) || span(M, N, ldc) > INT_MAX)
+        return cudaErrorInvalidValue;
+    if (need_ab) {
+        if (A == NULL || B == NULL || misaligned(A) || misaligned(B))
+            return cudaErrorInvalidValue;
+        if (span(M, K, lda) > INT_MAX || span(K, N, ldb) > INT_MAX)
+            return cudaErrorInvalidValue;
+    }
+    if (!need_ab) {
+        if (beta == 1.0f)
+            return cudaSuccess; /* C := 1 * C: nothing to write */
+        const int threads = 128;
+        dim3 grid((unsigned)((N + threads - 1) / threads),
+                  (unsigned)(M < SGEMM_MAX_GRID_Y ? M : SGEMM_MAX_GRID_Y));
+        scale_c_kernel<<<grid, threads, 0, stream>>>(M, N, beta, C, ldc);
+        return cudaGetLastError();
+    }
+    *done = 0;
+    return cudaSuccess;
+}
+
+extern "C" int sgemm_current_cc(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        return -1;
+    return 10 * major + minor;
+}

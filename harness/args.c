@@ -1,0 +1,188 @@
+/* args.c - parsing and validating the harness's command line. */
+#include "args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DIM 65536 /* larger square sizes are certainly not what the user meant */
+
+static const int default_sizes[] = {1024, 2048, 4096};
+
+static enum args_result fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return ARGS_ERROR;
+}
+
+/* Parses a whole decimal integer in [lo, hi]; returns 0 on success. */
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Splits `list` at `sep` into at most `max` integers in [lo, hi]; returns the count or -1. */
+static int parse_int_list(const char *list, char sep, int lo, int hi, int *vals, int max)
+{
+    char buf[4096];
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    strcpy(buf, list);
+    int n = 0;
+    char *p = buf;
+    for (;;) {
+        char *q = strchr(p, sep);
+        if (q)
+            *q = '\0';
+        if (n == max || parse_int(p, lo, hi, &vals[n]) != 0)
+            return -1;
+        n++;
+        if (!q)
+            return n;
+        p = q + 1;
+    }
+}
+
+static int add_shape(struct options *o, int m, int n, int k)
+{
+    if (o->nshapes == MAX_SHAPES)
+        return -1;
+    o->shapes[o->nshapes++] = (struct shape){m, n, k};
+    return 0;
+}
+
+static enum args_result add_squares(struct options *o, const int *sizes, int count, char *err,
+                                    size_t errlen)
+{
+    for (int i = 0; i < count; i++)
+        if (add_shape(o, sizes[i], sizes[i], sizes[i]) != 0)
+            return fail(err, errlen, "too many sizes (at most %d points)", MAX_SHAPES);
+    return ARGS_OK;
+}
+
+/* Flags that take a value; returns it or NULL when it is missing. */
+static const char *value_of(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+enum args_result parse_args(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->time = 1;
+    o->budget_s = 2.0;
+    int check_flag = -1; /* -1: not given */
+    int sizes[MAX_SHAPES];
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            return ARGS_HELP;
+        } else if (strcmp(a, "--check") == 0) {
+            check_flag = 1;
+        } else if (strcmp(a, "--no-check") == 0) {
+            check_flag = 0;
+        } else if (strcmp(a, "--no-time") == 0) {
+            o->time = 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(a, "--sizes") == 0) {
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--sizes needs a list, e.g. --sizes 1024,2048");
+            int n = parse_int_list(v, ',', 1, MAX_DIM, sizes, MAX_SHAPES);
+            if (n < 0)
+                return fail(err, errlen, "--sizes '%s': expected integers 1..%d separated by commas",
+                            v, MAX_DIM);
+            if (add_squares(o, sizes, n, err, errlen) != ARGS_OK)
+                return ARGS_ERROR;
+        } else if (strcmp(a, "--sweep") == 0) {
+            int r[3];
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--sweep needs FROM:TO:STEP, e.g. --sweep 256:4096:256");
+            if (parse_int_list(v, ':', 1, MAX_DIM, r, 3) != 3 || r[0] > r[1])
+                return fail(err, errlen, "--sweep '%s': expected FROM:TO:STEP with 1 <= FROM <= TO <= %d, STEP >= 1",
+                            v, MAX_DIM);
+            for (int s = r[0]; s <= r[1]; s += r[2])
+                if (add_shape(o, s, s, s) != 0)
+                    return fail(err, errlen, "--sweep '%s': more than %d points", v, MAX_SHAPES);
+        } else if (strcmp(a, "--mnk") == 0) {
+            int r[3];
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--mnk needs M,N,K, e.g. --mnk 4096,1024,512");
+            if (parse_int_list(v, ',', 1, MAX_DIM, r, 3) != 3)
+                return fail(err, errlen, "--mnk '%s': expected three integers M,N,K in 1..%d", v, MAX_DIM);
+            if (add_shape(o, r[0], r[1], r[2]) != 0)
+                return fail(err, errlen, "too many shapes (at most %d points)", MAX_SHAPES);
+        } else if (strcmp(a, "--reps") == 0) {
+            if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, 1000000, &o->reps) != 0)
+                return fail(err, errlen, "--reps needs an integer 1..1000000");
+        } else if (strcmp(a, "--budget") == 0) {
+            char *end = NULL;
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--budget needs seconds, e.g. --budget 0.5");
+            errno = 0;
+            o->budget_s = strtod(v, &end);
+            if (*v == '\0' || *end != '\0' || errno != 0 || !(o->budget_s > 0.0 && o->budget_s <= 3600.0))
+                return fail(err, errlen, "--budget '%s': expected seconds in (0, 3600]", v);
+        } else if (strcmp(a, "--csv") == 0) {
+            if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')
+                return fail(err, errlen, "--csv needs a file name");
+            o->csv = v;
+        } else if (strcmp(a, "--device") == 0) {
+            if (!(v = value_of(argc, argv, &i)) || parse_int(v, 0, 1023, &o->device) != 0)
+                return fail(err, errlen, "--device needs a device number 0..1023");
+        } else {
+            return fail(err, errlen, "unknown argument '%s' (try --help)", a);
+        }
+    }
+
+    const int gave_shapes = o->nshapes > 0;
+    if (check_flag == 1 && !gave_shapes)
+        o->time = 0; /* plain --check: the check matrix alone */
+    o->check = (check_flag == -1) ? 1 : check_flag;
+    if (!gave_shapes && o->time)
+        if (add_squares(o, default_sizes, 3, err, errlen) != ARGS_OK)
+            return ARGS_ERROR;
+    if (!o->time && !o->check && !gave_shapes)
+        return fail(err, errlen, "nothing to do: --no-time and --no-check without --sizes/--mnk");
+    return ARGS_OK;
+}
+
+void print_usage(const char *prog, void *file)
+{
+    fprintf((FILE *)file,
+            "usage: %s [options]\n"
+            "Checks one rung of the SGEMM ladder against cuBLAS, then times it beside cuBLAS.\n"
+            "\n"
+            "  --sizes A,B,...        square sizes to time (default 1024,2048,4096)\n"
+            "  --sweep FROM:TO:STEP   square sizes FROM, FROM+STEP, ... up to TO\n"
+            "  --mnk M,N,K            one M x N x K shape (repeatable)\n"
+            "  --check                run the correctness check matrix (alone, unless sizes are given)\n"
+            "  --no-check             skip the check matrix (it runs by default before timing)\n"
+            "  --no-time              verify the given sizes against cuBLAS, do not time them\n"
+            "  --reps N               replays per point (default max(10, 800000/size))\n"
+            "  --budget SEC           time budget per point and kernel (default 2.0)\n"
+            "  --csv FILE             append one CSV row per measured point\n"
+            "  --device N             CUDA device to use (default 0)\n"
+            "  --quiet                no table on stdout\n"
+            "  --help                 this text\n"
+            "\n"
+            "exit: 0 ok, 1 a check failed, 2 bad usage or does not fit, 3 CUDA error,\n"
+            "      77 no GPU or the GPU is below the rung's compute capability\n",
+            prog);
+}

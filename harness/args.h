@@ -1,0 +1,33 @@
+/* args.h - the harness's command line. */
+#ifndef HARNESS_ARGS_H
+#define HARNESS_ARGS_H
+
+#include <stddef.h>
+
+#define MAX_SHAPES 512
+
+struct shape {
+    int m, n, k;
+};
+
+struct options {
+    struct shape shapes[MAX_SHAPES]; /* points to time (or verify with --no-time) */
+    int nshapes;
+    int check;         /* run the correctness check matrix */
+    int time;          /* time the shapes (0 with --no-time) */
+    int reps;          /* replays per point, 0 for the default rule */
+    double budget_s;   /* time budget per point and kernel */
+    const char *csv;   /* append rows here, or NULL */
+    int device;        /* CUDA device ordinal */
+    int quiet;         /* no table on stdout */
+};
+
+enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };
+
+/* Parses argv into *o.  On ARGS_ERROR, err holds one line saying what is wrong. */
+enum args_result parse_args(int argc, char **argv, struct options *o, char *err, size_t errlen);
+
+/* Writes the usage text for program `prog`. */
+void print_usage(const char *prog, void *file);
+
+#endif

@@ -1,0 +1,167 @@
+/* bench.c - one timed point: warm-up, interleaved batches, statistics, verification. */
+#include "bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cublas_ref.h"
+#include "gpu.h"
+#include "verify.h"
+
+#define WARMUP_RUNS 3
+
+struct gemm_ctx {
+    const struct step *st;
+    cublasHandle_t h;
+    int m, n, k;
+    const float *a, *b;
+    float *c;
+};
+
+static cudaError_t run_rung(void *p, cudaStream_t stream)
+{
+    const struct gemm_ctx *g = p;
+    return g->st->launch(g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f, g->c, g->n, stream);
+}
+
+static cudaError_t run_cublas(void *p, cudaStream_t stream)
+{
+    const struct gemm_ctx *g = p;
+    (void)stream; /* the handle is bound to the same stream */
+    ref_sgemm(g->h, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f, g->c, g->n);
+    return cudaSuccess;
+}
+
+size_t bench_bytes_needed(const struct shape *s)
+{
+    const size_t mk = (size_t)s->m * s->k, kn = (size_t)s->k * s->n, mn = (size_t)s->m * s->n;
+    /* A, B, two C, then |A|, |B| and |A||B| for the bound */
+    return sizeof(float) * (2 * mk + 2 * kn + 3 * mn);
+}
+
+static float *host_floats(size_t count)
+{
+    float *p = malloc(count * sizeof(float));
+    if (!p)
+        gpu_check_cuda(cudaErrorMemoryAllocation, "malloc(host matrix)", __FILE__, __LINE__);
+    return p;
+}
+
+static float *to_device(const float *host, size_t count)
+{
+    float *d = gpu_alloc_floats(count);
+    CUDA_CHECK(cudaMemcpy(d, host, count * sizeof(float), cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* Compares the rung's C with cuBLAS's under the elementwise bound. */
+static void verify_timed(const struct gemm_ctx *rung, const float *c_ref_dev, const float *ha,
+                         const float *hb, cublasHandle_t h, struct point_result *res)
+{
+    const int m = rung->m, n = rung->n, k = rung->k;
+    const size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    float *abs_a = host_floats(mk), *abs_b = host_floats(kn);
+    for (size_t i = 0; i < mk; i++)
+        abs_a[i] = fabsf(ha[i]);
+    for (size_t i = 0; i < kn; i++)
+        abs_b[i] = fabsf(hb[i]);
+    float *d_abs_a = to_device(abs_a, mk), *d_abs_b = to_device(abs_b, kn);
+    float *d_abs_ab = gpu_alloc_floats(mn);
+    ref_sgemm(h, m, n, k, 1.0f, d_abs_a, k, d_abs_b, n, 0.0f, d_abs_ab, n);
+
+    float *c = host_floats(mn), *ref = host_floats(mn), *abs_ab = host_floats(mn);
+    CUDA_CHECK(cudaMemcpy(c, rung->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(ref, c_ref_dev, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(abs_ab, d_abs_ab, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    struct verify_result r;
+    verify_bound(m, n, k, 1.0f, 0.0f, c, n, ref, n, abs_ab, n, NULL, 0, 1.0, &r);
+    res->rel_err = r.rel_fro;
+    res->pass = r.pass;
+    if (!r.pass)
+        fprintf(stderr, "FAIL timed output M=%d N=%d K=%d: %lld wrong elements, first at (%d, %d): "
+                "got %.9g, want %.9g\n", m, n, k, r.bad, r.first_i, r.first_j, r.got, r.want);
+
+    free(abs_a);
+    free(abs_b);
+    free(c);
+    free(ref);
+    free(abs_ab);
+    gpu_free(d_abs_a);
+    gpu_free(d_abs_b);
+    gpu_free(d_abs_ab);
+}
+
+/* One batch of `count` replays of fn, with telemetry sampled while it runs. */
+static void timed_batch(struct timer *t, gemm_fn fn, void *ctx, int count, float *ms,
+                        struct telemetry *tel, struct tel_acc *acc)
+{
+    struct telemetry_sample s;
+    telemetry_begin(tel);
+    timer_batch(t, fn, ctx, count, ms);
+    telemetry_end(tel, count, &s);
+    tel_acc_add(acc, &s, count);
+}
+
+void bench_point(const struct step *st, const struct shape *s, const struct options *o,
+                 struct timer *t, cublasHandle_t h, struct telemetry *tel, struct rng *rng,
+                 struct point_result *res)
+{
+    const int m = s->m, n = s->n, k = s->k;
+    const size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    memset(res, 0, sizeof *res);
+    res->m = m;
+    res->n = n;
+    res->k = k;
+
+    float *ha = host_floats(mk), *hb = host_floats(kn);
+    fill_matrix(ha, m, k, k, 0, rng);
+    fill_matrix(hb, k, n, n, 0, rng);
+    float *da = to_device(ha, mk), *db = to_device(hb, kn);
+    float *dc = gpu_alloc_floats(mn), *dref = gpu_alloc_floats(mn);
+    struct gemm_ctx rung = {st, h, m, n, k, da, db, dc};
+    struct gemm_ctx blas = {st, h, m, n, k, da, db, dref};
+
+    /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
+    for (int i = 0; i < WARMUP_RUNS; i++) {
+        CUDA_CHECK(run_rung(&rung, t->stream));
+        CUDA_CHECK(run_cublas(&blas, t->stream));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(t->stream));
+    float est_rung = 0, est_blas = 0;
+    timer_batch(t, run_rung, &rung, 1, &est_rung);
+    timer_batch(t, run_cublas, &blas, 1, &est_blas);
+
+    int cut = 0, reps = o->reps;
+    if (reps == 0)
+        reps = replays_within_budget(replay_rule(m, n, k), est_rung > est_blas ? est_rung : est_blas,
+                                     o->budget_s, &cut);
+    res->reps = reps;
+    res->cut_short = cut;
+
+    /* Alternate batches of the rung and cuBLAS so that both see the same clocks and heat. */
+    float *ms_rung = host_floats((size_t)reps), *ms_blas = host_floats((size_t)reps);
+    int batch = reps / 8;
+    batch = batch < 1 ? 1 : (batch > t->capacity ? t->capacity : batch);
+    struct tel_acc acc_rung = {0}, acc_blas = {0};
+    for (int done = 0; done < reps; done += batch) {
+        const int count = (reps - done < batch) ? reps - done : batch;
+        timed_batch(t, run_rung, &rung, count, ms_rung + done, tel, &acc_rung);
+        timed_batch(t, run_cublas, &blas, count, ms_blas + done, tel, &acc_blas);
+    }
+    stats_second_half(ms_rung, reps, &res->rung);
+    stats_second_half(ms_blas, reps, &res->cublas);
+    tel_acc_result(&acc_rung, &res->tel_rung);
+    tel_acc_result(&acc_blas, &res->tel_cublas);
+
+    verify_timed(&rung, dref, ha, hb, h, res);
+
+    free(ms_rung);
+    free(ms_blas);
+    free(ha);
+    free(hb);
+    gpu_free(da);
+    gpu_free(db);
+    gpu_free(dc);
+    gpu_free(dref);
+}

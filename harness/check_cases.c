@@ -1,0 +1,133 @@
+/* check_cases.c - which shapes, layouts and scalars every rung is checked on. */
+#include "check_cases.h"
+
+#include <math.h>
+#include <stddef.h>
+
+struct scalars {
+    float alpha, beta;
+};
+
+/* (1,0) the plain product; (0.5,2) both terms; (-1.25,0) with NaN in C, which beta == 0
+ * must ignore; (0,1.5) C := beta*C without touching A or B. */
+static const struct scalars pairs[] = {{1.0f, 0.0f}, {0.5f, 2.0f}, {-1.25f, 0.0f}, {0.0f, 1.5f}};
+#define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
+
+static const int pow2_sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048};
+static const int odd_sizes[] = {7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
+
+/* M != N != K, and each of M, N, K equal to 1. */
+static const int nonsquare[][3] = {
+    {1, 257, 129}, {257, 1, 129}, {129, 257, 1}, {1, 1, 1000}, {1000, 1, 1}, {1, 1000, 1},
+    {7, 1025, 33}, {1025, 7, 33}, {33, 129, 1025}, {300, 200, 100}, {129, 65, 257},
+    {2048, 64, 512}, {64, 2048, 512}, {100, 3000, 17}, {513, 257, 4},
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int add(struct check_case *cases, int n, int max, struct check_case c)
+{
+    if (n < max)
+        cases[n] = c;
+    return n + 1;
+}
+
+static struct check_case product(const char *group, int m, int n, int k, struct scalars s, int exact)
+{
+    struct check_case c = {0};
+    c.kind = CASE_PRODUCT;
+    c.group = group;
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.alpha = s.alpha;
+    c.beta = s.beta;
+    c.exact = exact;
+    return c;
+}
+
+int check_matrix(struct check_case *cases, int max)
+{
+    int n = 0;
+    /* Square sizes: exact (1,0), and random inputs cycling through the scalar pairs. */
+    for (int i = 0; i < COUNT(pow2_sizes); i++) {
+        const int s = pow2_sizes[i];
+        n = add(cases, n, max, product("power of two", s, s, s, pairs[0], 1));
+        n = add(cases, n, max, product("power of two", s, s, s, pairs[i % NPAIRS], 0));
+    }
+    for (int i = 0; i < COUNT(odd_sizes); i++) {
+        const int s = odd_sizes[i];
+        n = add(cases, n, max, product("odd or prime size", s, s, s, pairs[0], 1));
+        n = add(cases, n, max, product("odd or prime size", s, s, s, pairs[i % NPAIRS], 0));
+    }
+    /* Non-square shapes, every scalar pair, exact and random. */
+    for (int i = 0; i < COUNT(nonsquare); i++)
+        for (int p = 0; p < NPAIRS; p++)
+            for (int exact = 0; exact <= 1; exact++)
+                n = add(cases, n, max,
+                        product("non-square", nonsquare[i][0], nonsquare[i][1], nonsquare[i][2],
+                                pairs[p], exact));
+    /* Padded leading dimensions: +1, +3, +32 on each operand, then mixed. */
+    static const int pads[] = {1, 3, 32};
+    static const int padded_shapes[][3] = {{127, 129, 131}, {256, 256, 256}, {33, 1000, 65}};
+    for (int s = 0; s < COUNT(padded_shapes); s++) {
+        for (int p = 0; p < COUNT(pads); p++) {
+            for (int exact = 0; exact <= 1; exact++) {
+                struct check_case c = product("padded leading dimension", padded_shapes[s][0],
+                                              padded_shapes[s][1], padded_shapes[s][2],
+                                              pairs[(s + p) % NPAIRS], exact);
+                c.lda_pad = c.ldb_pad = c.ldc_pad = pads[p];
+                n = add(cases, n, max, c);
+                c.lda_pad = pads[p];
+                c.ldb_pad = pads[(p + 1) % COUNT(pads)];
+                c.ldc_pad = pads[(p + 2) % COUNT(pads)];
+                n = add(cases, n, max, c);
+            }
+        }
+    }
+    /* Pointers offset by one float: 4-byte aligned, never 16-byte aligned. */
+    static const int offset_shapes[][3] = {{128, 128, 128}, {257, 129, 65}, {1024, 1024, 1024}};
+    for (int s = 0; s < COUNT(offset_shapes); s++) {
+        for (int which = 0; which < 4; which++) {
+            struct check_case c = product("pointer offset by one float", offset_shapes[s][0],
+                                          offset_shapes[s][1], offset_shapes[s][2],
+                                          pairs[which], which % 2);
+            c.a_off = (which == 0 || which == 3);
+            c.b_off = (which == 1 || which == 3);
+            c.c_off = (which == 2 || which == 3);
+            n = add(cases, n, max, c);
+        }
+    }
+    /* Every scalar pair on tile-aligned and unaligned shapes. */
+    static const int scalar_shapes[][3] = {{129, 131, 137}, {256, 256, 256}, {512, 384, 640}};
+    for (int s = 0; s < COUNT(scalar_shapes); s++)
+        for (int p = 0; p < NPAIRS; p++)
+            for (int exact = 0; exact <= 1; exact++)
+                n = add(cases, n, max,
+                        product("alpha and beta", scalar_shapes[s][0], scalar_shapes[s][1],
+                                scalar_shapes[s][2], pairs[p], exact));
+    /* The contract's special cases. */
+    n = add(cases, n, max, product("K == 0: C := beta*C", 65, 33, 0, pairs[1], 0));
+    n = add(cases, n, max, product("K == 0 and beta == 0: C := 0", 65, 33, 0, pairs[2], 0));
+    struct check_case noop = product("M == 0: nothing touched", 0, 64, 64, pairs[0], 0);
+    noop.kind = CASE_NOOP;
+    n = add(cases, n, max, noop);
+    noop.group = "N == 0: nothing touched";
+    noop.m = 64;
+    noop.n = 0;
+    n = add(cases, n, max, noop);
+    struct check_case bad = product("lda < K is rejected", 64, 64, 64, pairs[0], 0);
+    bad.kind = CASE_INVALID;
+    bad.bad_lda = 1;
+    n = add(cases, n, max, bad);
+    bad.group = "M < 0 is rejected";
+    bad.bad_lda = 0;
+    bad.m = -1;
+    n = add(cases, n, max, bad);
+    bad.m = 64;
+    bad.group = "A == NULL is rejected";
+    bad.bad_lda = 0;
+    bad.null_a = 1;
+    n = add(cases, n, max, bad);
+    return n;
+}

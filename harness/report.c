@@ -1,0 +1,80 @@
+/* report.c - formats measurements as a table and as CSV. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char csv_header[] =
+    "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,"
+    "gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,"
+    "power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj\n";
+
+const char *report_csv_header(void) { return csv_header; }
+
+void report_table_header(FILE *f, const struct run_info *info)
+{
+    fprintf(f, "rung %02d %s on %s (cc %d.%d)\n", info->step, info->slug, info->device,
+            info->cc / 10, info->cc % 10);
+    fprintf(f, "%6s %6s %6s %5s %9s %9s %9s %6s %7s %8s %5s\n", "M", "N", "K", "reps", "ms",
+            "GFLOP/s", "cuBLAS", "ratio", "spread", "rel err", "check");
+}
+
+void report_table_row(FILE *f, const struct point_result *p)
+{
+    const double g = gflops(p->m, p->n, p->k, p->rung.mean);
+    const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
+    const double spread = p->rung.median > 0 ? 100.0 * (p->rung.max - p->rung.min) / p->rung.median : 0;
+    fprintf(f, "%6d %6d %6d %5d %9.4f %9.1f %9.1f %6.3f %6.1f%% %8.1e %5s%s\n", p->m, p->n, p->k,
+            p->reps, p->rung.mean, g, gc, gc > 0 ? g / gc : 0.0, spread, p->rel_err,
+            p->pass ? "PASS" : "FAIL", p->cut_short ? "  (cut short by --budget)" : "");
+}
+
+/* The device name without the CSV separator. */
+static void csv_safe(const char *in, char *out, size_t outlen)
+{
+    size_t j = 0;
+    for (size_t i = 0; in[i] && j + 1 < outlen; i++)
+        if (in[i] != ',' && in[i] != '\n' && in[i] != '"')
+            out[j++] = in[i];
+    out[j] = '\0';
+}
+
+/* One telemetry field: empty when there was no sample or NVML did not report it. */
+static void tel_field(FILE *f, int valid, const char *fmt, double v)
+{
+    fputc(',', f);
+    if (valid && isfinite(v) && v > 0.0)
+        fprintf(f, fmt, v);
+}
+
+static void tel_fields(FILE *f, const struct telemetry_sample *t, int with_mem_and_throttle)
+{
+    tel_field(f, t->valid, "%.0f", t->sm_clock_mhz);
+    if (with_mem_and_throttle)
+        tel_field(f, t->valid, "%.0f", t->mem_clock_mhz);
+    tel_field(f, t->valid, "%.1f", t->power_w);
+    tel_field(f, t->valid, "%.3f", t->energy_mj);
+    if (with_mem_and_throttle) {
+        fputc(',', f);
+        if (t->valid)
+            fprintf(f, "0x%llx", t->throttle);
+    }
+}
+
+int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p)
+{
+    char dev[256];
+    csv_safe(info->device, dev, sizeof dev);
+    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
+        fputs(csv_header, f);
+    const double g = gflops(p->m, p->n, p->k, p->rung.mean);
+    const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
+    fprintf(f, "%s,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.6f,%.1f,%.4f,%.3e,%s", dev,
+            info->cc, info->step, info->slug, p->m, p->n, p->k, p->reps, p->cut_short, p->rung.mean,
+            p->rung.median, p->rung.min, p->rung.max, g, gflops(p->m, p->n, p->k, p->rung.median),
+            p->cublas.mean, gc, gc > 0 ? g / gc : 0.0, p->rel_err, p->pass ? "PASS" : "FAIL");
+    tel_fields(f, &p->tel_rung, 1);
+    tel_fields(f, &p->tel_cublas, 0);
+    fputc('\n', f);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,35 @@
+/* report.h - the table on stdout and the CSV rows. */
+#ifndef HARNESS_REPORT_H
+#define HARNESS_REPORT_H
+
+#include <stdio.h>
+
+#include "stats.h"
+#include "telemetry.h"
+
+struct run_info {
+    const char *device; /* GPU name */
+    int cc;             /* 10*major + minor */
+    int step;           /* rung number */
+    const char *slug;
+};
+
+struct point_result {
+    int m, n, k;
+    int reps;      /* replays of each kernel */
+    int cut_short; /* the time budget cut the replays below the rule */
+    struct stats rung, cublas;
+    double rel_err; /* ||C - C_cublas||_F / ||C_cublas||_F */
+    int pass;       /* elementwise bound held */
+    struct telemetry_sample tel_rung, tel_cublas;
+};
+
+void report_table_header(FILE *f, const struct run_info *info);
+void report_table_row(FILE *f, const struct point_result *p);
+
+/* The CSV header line (with newline), exactly as documented in README.md. */
+const char *report_csv_header(void);
+/* Appends one row; writes the header first when the file is empty. Returns 0 or -1. */
+int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p);
+
+#endif

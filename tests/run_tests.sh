@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# run_tests.sh [--host-only] TEST_BINARIES...: what `make test` runs.
+#   1. the host tests (cmocka binaries given as arguments, and the bank-conflict test),
+#   2. the build test: every rung built with zero warnings and no register spills,
+#   3. the plot test (gnuplot scripts and the README table on a fixture),
+#   4. the GPU tests, when a GPU is present (skipped with a visible line when not).
+# Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+host_only=0
+if [ "${1:-}" = "--host-only" ]; then
+  host_only=1
+  shift
+fi
+
+passed=0 failed=0 skipped=0
+failures=()
+
+# run NAME CMD...: one suite; exit 0 passes, 77 is a skip, anything else fails.
+run() {
+  local name=$1
+  shift
+  echo "=== $name"
+  "$@"
+  local status=$?
+  case $status in
+    0) passed=$((passed + 1)) ;;
+    77) skipped=$((skipped + 1)); echo "--- $name: skipped" ;;
+    *) failed=$((failed + 1)); failures+=("$name"); echo "--- $name: FAILED (exit $status)" ;;
+  esac
+}
+
+for t in "$@"; do
+  run "$(basename "$t")" "$t"
+done
+run "build: zero warnings, no spills" tests/check_build.sh
+if [ "$host_only" -eq 0 ]; then
+  run "plots and README table" tests/test_plots.sh
+  run "GPU: check matrix and compute-sanitizer" tests/gpu_tests.sh bin/step*
+fi
+
+echo
+if [ "$failed" -gt 0 ]; then
+  echo "failed suites: ${failures[*]}"
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

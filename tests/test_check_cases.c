@@ -1,0 +1,127 @@
+/* test_check_cases.c - the check matrix holds every case the contract promises. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../harness/check_cases.h"
+
+static struct check_case cases[CHECK_MATRIX_MAX];
+static int count;
+
+static int setup(void **state)
+{
+    (void)state;
+    count = check_matrix(cases, CHECK_MATRIX_MAX);
+    return count > CHECK_MATRIX_MAX;
+}
+
+static int has_square(int s, int exact)
+{
+    for (int i = 0; i < count; i++)
+        if (cases[i].kind == CASE_PRODUCT && cases[i].m == s && cases[i].n == s && cases[i].k == s &&
+            cases[i].exact == exact)
+            return 1;
+    return 0;
+}
+
+static void every_listed_size_exact_and_random(void **state)
+{
+    (void)state;
+    static const int sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (!has_square(sizes[i], 1) || !has_square(sizes[i], 0))
+            fail_msg("size %d missing", sizes[i]);
+    }
+}
+
+static void non_square_and_unit_dimensions(void **state)
+{
+    (void)state;
+    int m1 = 0, n1 = 0, k1 = 0, all_differ = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        if (c->kind != CASE_PRODUCT)
+            continue;
+        m1 |= c->m == 1 && c->n > 1 && c->k > 1;
+        n1 |= c->n == 1 && c->m > 1 && c->k > 1;
+        k1 |= c->k == 1 && c->m > 1 && c->n > 1;
+        all_differ |= c->m != c->n && c->n != c->k && c->m != c->k;
+    }
+    assert_true(m1 && n1 && k1 && all_differ);
+}
+
+static void padded_leading_dimensions(void **state)
+{
+    (void)state;
+    int pads[33] = {0};
+    int mixed = 0;
+    for (int i = 0; i < count; i++) {
+        pads[cases[i].lda_pad] = pads[cases[i].ldb_pad] = pads[cases[i].ldc_pad] = 1;
+        mixed |= cases[i].lda_pad != cases[i].ldb_pad;
+    }
+    assert_true(pads[1] && pads[3] && pads[32] && mixed);
+}
+
+static void offset_pointers_on_each_operand(void **state)
+{
+    (void)state;
+    int a = 0, b = 0, c = 0;
+    for (int i = 0; i < count; i++) {
+        a |= cases[i].a_off == 1;
+        b |= cases[i].b_off == 1;
+        c |= cases[i].c_off == 1;
+    }
+    assert_true(a && b && c);
+}
+
+static void every_scalar_pair_exact_and_random(void **state)
+{
+    (void)state;
+    static const float pairs[][2] = {{1.0f, 0.0f}, {0.5f, 2.0f}, {-1.25f, 0.0f}, {0.0f, 1.5f}};
+    for (int p = 0; p < 4; p++) {
+        int exact = 0, random = 0;
+        for (int i = 0; i < count; i++) {
+            if (cases[i].kind == CASE_PRODUCT && cases[i].alpha == pairs[p][0] &&
+                cases[i].beta == pairs[p][1] && cases[i].m > 64) {
+                exact |= cases[i].exact;
+                random |= !cases[i].exact;
+            }
+        }
+        if (!exact || !random)
+            fail_msg("alpha=%g beta=%g missing", pairs[p][0], pairs[p][1]);
+    }
+}
+
+static void contract_special_cases(void **state)
+{
+    (void)state;
+    int k0 = 0, noop_m = 0, noop_n = 0, bad_ld = 0, null_a = 0, neg = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        k0 |= c->kind == CASE_PRODUCT && c->k == 0;
+        noop_m |= c->kind == CASE_NOOP && c->m == 0;
+        noop_n |= c->kind == CASE_NOOP && c->n == 0;
+        bad_ld |= c->kind == CASE_INVALID && c->bad_lda;
+        null_a |= c->kind == CASE_INVALID && c->null_a;
+        neg |= c->kind == CASE_INVALID && c->m < 0;
+    }
+    assert_true(k0 && noop_m && noop_n && bad_ld && null_a && neg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_listed_size_exact_and_random),
+        cmocka_unit_test(non_square_and_unit_dimensions),
+        cmocka_unit_test(padded_leading_dimensions),
+        cmocka_unit_test(offset_pointers_on_each_operand),
+        cmocka_unit_test(every_scalar_pair_exact_and_random),
+        cmocka_unit_test(contract_special_cases),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
