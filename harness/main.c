@@ -87,8 +87,10 @@ int main(int argc, char **argv)
     if ((rc = check_fit(&o, &info, prog)) != 0)
         return rc;
 
+    /* A blocking stream: the plain cudaMemcpy calls of the checks (on the legacy default
+     * stream) then wait for the kernels on it, and it waits for them. */
     cudaStream_t stream;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreate(&stream));
     cublasHandle_t h = ref_create(stream);
     const uint64_t seed = pick_seed();
     struct rng rng;
