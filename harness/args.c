@@ -85,6 +85,7 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
     memset(o, 0, sizeof *o);
     o->time = 1;
     o->budget_s = 2.0;
+    o->power_s = 0.5;
     int check_flag = -1; /* -1: not given */
     int sizes[MAX_SHAPES];
 
@@ -139,6 +140,14 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
             o->budget_s = strtod(v, &end);
             if (*v == '\0' || *end != '\0' || errno != 0 || !(o->budget_s > 0.0 && o->budget_s <= 3600.0))
                 return fail(err, errlen, "--budget '%s': expected seconds in (0, 3600]", v);
+        } else if (strcmp(a, "--power") == 0) {
+            char *end = NULL;
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--power needs seconds, e.g. --power 0.5 (0: no power run)");
+            errno = 0;
+            o->power_s = strtod(v, &end);
+            if (*v == '\0' || *end != '\0' || errno != 0 || !(o->power_s >= 0.0 && o->power_s <= 60.0))
+                return fail(err, errlen, "--power '%s': expected seconds in [0, 60]", v);
         } else if (strcmp(a, "--csv") == 0) {
             if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')
                 return fail(err, errlen, "--csv needs a file name");
@@ -177,6 +186,8 @@ void print_usage(const char *prog, void *file)
             "  --no-time              verify the given sizes against cuBLAS, do not time them\n"
             "  --reps N               replays per point (default max(10, 800000/size))\n"
             "  --budget SEC           time budget per point and kernel (default 2.0)\n"
+            "  --power SEC            run each kernel back to back this long for clocks and power\n"
+            "                         (NVML; default 0.5, 0 to skip)\n"
             "  --csv FILE             append one CSV row per measured point\n"
             "  --device N             CUDA device to use (default 0)\n"
             "  --quiet                no table on stdout\n"

@@ -17,6 +17,7 @@ struct options {
     int time;          /* time the shapes (0 with --no-time) */
     int reps;          /* replays per point, 0 for the default rule */
     double budget_s;   /* time budget per point and kernel */
+    double power_s;    /* seconds of back-to-back runs per kernel for clocks and power, 0: none */
     const char *csv;   /* append rows here, or NULL */
     int device;        /* CUDA device ordinal */
     int quiet;         /* no table on stdout */

@@ -92,15 +92,31 @@ static void verify_timed(const struct gemm_ctx *rung, const float *c_ref_dev, co
     gpu_free(d_abs_ab);
 }
 
-/* One batch of `count` replays of fn, with telemetry sampled while it runs. */
-static void timed_batch(struct timer *t, gemm_fn fn, void *ctx, int count, float *ms,
-                        struct telemetry *tel, struct tel_acc *acc)
+/*
+ * Clocks and power under sustained load: the timed replays are separated by L2 flushes
+ * and synchronizations, so the GPU idles between them and NVML would mostly sample the
+ * gaps.  Here the kernel runs back to back for about `seconds`, as in real use, and the
+ * energy per GEMM is the mean power times the mean time per GEMM of that run.
+ */
+static void power_phase(struct timer *t, gemm_fn fn, void *ctx, double est_ms, double seconds,
+                        struct telemetry *tel, struct telemetry_sample *out)
 {
-    struct telemetry_sample s;
+    memset(out, 0, sizeof *out);
+    if (seconds <= 0.0 || !telemetry_available(tel))
+        return;
+    double runs = seconds * 1000.0 / (est_ms > 0.001 ? est_ms : 0.001);
+    const int n = runs < 3 ? 3 : (runs > 1e6 ? 1000000 : (int)runs);
+    float elapsed_ms = 0.0f;
     telemetry_begin(tel);
-    timer_batch(t, fn, ctx, count, ms);
-    telemetry_end(tel, count, &s);
-    tel_acc_add(acc, &s, count);
+    CUDA_CHECK(cudaEventRecord(t->start[0], t->stream));
+    for (int i = 0; i < n; i++)
+        CUDA_CHECK(fn(ctx, t->stream));
+    CUDA_CHECK(cudaEventRecord(t->stop[0], t->stream));
+    CUDA_CHECK(cudaEventSynchronize(t->stop[0]));
+    telemetry_end(tel, n, out);
+    CUDA_CHECK(cudaEventElapsedTime(&elapsed_ms, t->start[0], t->stop[0]));
+    if (out->valid)
+        out->energy_mj = out->power_w * elapsed_ms / n; /* W x ms = mJ */
 }
 
 void bench_point(const struct step *st, const struct shape *s, const struct options *o,
@@ -143,16 +159,15 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     float *ms_rung = host_floats((size_t)reps), *ms_blas = host_floats((size_t)reps);
     int batch = reps / 8;
     batch = batch < 1 ? 1 : (batch > t->capacity ? t->capacity : batch);
-    struct tel_acc acc_rung = {0}, acc_blas = {0};
     for (int done = 0; done < reps; done += batch) {
         const int count = (reps - done < batch) ? reps - done : batch;
-        timed_batch(t, run_rung, &rung, count, ms_rung + done, tel, &acc_rung);
-        timed_batch(t, run_cublas, &blas, count, ms_blas + done, tel, &acc_blas);
+        timer_batch(t, run_rung, &rung, count, ms_rung + done);
+        timer_batch(t, run_cublas, &blas, count, ms_blas + done);
     }
     stats_second_half(ms_rung, reps, &res->rung);
     stats_second_half(ms_blas, reps, &res->cublas);
-    tel_acc_result(&acc_rung, &res->tel_rung);
-    tel_acc_result(&acc_blas, &res->tel_cublas);
+    power_phase(t, run_rung, &rung, res->rung.mean, o->power_s, tel, &res->tel_rung);
+    power_phase(t, run_cublas, &blas, res->cublas.mean, o->power_s, tel, &res->tel_cublas);
 
     verify_timed(&rung, dref, ha, hb, h, res);
 

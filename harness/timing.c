@@ -1,7 +1,6 @@
 /* timing.c - CUDA-event timing of single replays with a cold L2. */
 #include "timing.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,35 +47,4 @@ void timer_batch(struct timer *t, gemm_fn fn, void *ctx, int count, float *ms)
     CUDA_CHECK(cudaStreamSynchronize(t->stream));
     for (int i = 0; i < count; i++)
         CUDA_CHECK(cudaEventElapsedTime(&ms[i], t->start[i], t->stop[i]));
-}
-
-void tel_acc_add(struct tel_acc *acc, const struct telemetry_sample *s, int gemms)
-{
-    if (!s->valid || s->samples <= 0)
-        return;
-    const double w = s->samples;
-    /* NVML may leave a quantity unreported (NaN): it then stays out of the mean. */
-    acc->sm += isfinite(s->sm_clock_mhz) ? w * s->sm_clock_mhz : 0.0;
-    acc->mem += isfinite(s->mem_clock_mhz) ? w * s->mem_clock_mhz : 0.0;
-    acc->power += isfinite(s->power_w) ? w * s->power_w : 0.0;
-    acc->weight += w;
-    if (isfinite(s->energy_mj) && s->energy_mj > 0.0) {
-        acc->energy += s->energy_mj * gemms;
-        acc->energy_gemms += gemms;
-    }
-    acc->throttle |= s->throttle;
-}
-
-void tel_acc_result(const struct tel_acc *acc, struct telemetry_sample *out)
-{
-    memset(out, 0, sizeof *out);
-    if (acc->weight <= 0.0)
-        return;
-    out->valid = 1;
-    out->samples = (int)acc->weight;
-    out->sm_clock_mhz = acc->sm / acc->weight;
-    out->mem_clock_mhz = acc->mem / acc->weight;
-    out->power_w = acc->power / acc->weight;
-    out->energy_mj = acc->energy_gemms > 0 ? acc->energy / acc->energy_gemms : 0.0;
-    out->throttle = acc->throttle;
 }

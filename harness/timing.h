@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <cuda_runtime.h>
 
-#include "telemetry.h"
 
 /* Launches one GEMM on `stream`; returns its launch error. */
 typedef cudaError_t (*gemm_fn)(void *ctx, cudaStream_t stream);
@@ -24,13 +23,5 @@ void timer_free(struct timer *t);
 /* Runs fn `count` times (count <= capacity), each replay timed alone after an L2
  * flush; writes the milliseconds to ms[0..count). */
 void timer_batch(struct timer *t, gemm_fn fn, void *ctx, int count, float *ms);
-
-/* Per-kernel telemetry accumulated over several batches. */
-struct tel_acc {
-    double sm, mem, power, energy, weight, energy_gemms;
-    unsigned long long throttle;
-};
-void tel_acc_add(struct tel_acc *acc, const struct telemetry_sample *s, int gemms);
-void tel_acc_result(const struct tel_acc *acc, struct telemetry_sample *out);
 
 #endif

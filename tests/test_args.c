@@ -38,6 +38,7 @@ static void defaults_check_then_time_three_sizes(void **state)
     assert_int_equal(opts.reps, 0);
     assert_null(opts.csv);
     assert_true(opts.budget_s == 2.0);
+    assert_true(opts.power_s == 0.5);
 }
 
 static void sizes_and_mnk_accumulate(void **state)
@@ -90,7 +91,8 @@ static void values_are_parsed(void **state)
 {
     (void)state;
     assert_int_equal(parse("--reps", "25", "--budget", "0.5", "--csv", "out.csv", "--device", "1",
-                           "--quiet", NULL), ARGS_OK);
+                           "--quiet", "--power", "0", NULL), ARGS_OK);
+    assert_true(opts.power_s == 0.0);
     assert_int_equal(opts.reps, 25);
     assert_true(opts.budget_s == 0.5);
     assert_string_equal(opts.csv, "out.csv");
@@ -132,6 +134,7 @@ static void bad_input_is_rejected_with_a_message(void **state)
     expect_error("--budget '-1'", "--budget", "-1");
     expect_error("--budget 'nan'", "--budget", "nan");
     expect_error("--device", "--device", "-1");
+    expect_error("--power '-2'", "--power", "-2");
     expect_error("--csv", "--csv", "");
 }
 
