@@ -116,6 +116,12 @@ $(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) | deps
 	@scripts/logged.sh $(BUILD)/tests/test_$*.log $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< \
 	    $(PURE_OBJS) $(CMOCKA_LIBS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lm
 
+# The telemetry test loads a stand-in NVML from beside its executable.
+$(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c
+	@mkdir -p $(@D)
+	@scripts/logged.sh $(BUILD)/tests/libfake_nvml.log $(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+$(BUILD)/tests/test_telemetry: $(BUILD)/tests/libfake_nvml.so
+
 deps:
 	@scripts/deps.sh
 
@@ -131,7 +137,7 @@ gpu-tests: all
 # ---- look inside a rung
 diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN))
 	$(if $(NN),,$(error $@ needs step=N, e.g. make step=5 $@))
-	@NVCC='$(NVCC)' NVCCFLAGS='$(NVCCFLAGS)' GENCODE='$(GENCODE)' BUILD='$(BUILD)' BIN='$(BIN)' \
+	@NVCC='$(NVCC)' NVCCFLAGS='$(NVCCFLAGS)' GENCODE='$(GENCODE)' ARCH='$(ARCH)' BUILD='$(BUILD)' BIN='$(BIN)' \
 	    scripts/inspect.sh $@ $(NN)
 
 # ---- benchmarks and plots
@@ -142,7 +148,7 @@ plots:
 	@scripts/plots.sh
 
 readme-table:
-	@scripts/readme_table.sh
+	@scripts/readme_table.sh "$(BENCH_CSV)"
 
 help:
 	@echo "sgemm-ladder: a CUDA SGEMM ladder, each rung checked against and timed beside cuBLAS"

@@ -27,10 +27,10 @@
 
 /* ---- the part of the NVML API we use (values from nvml.h) ---------------- */
 
-typedef int nvml_return;                 /* nvmlReturn_t; NVML_SUCCESS is 0 */
+typedef int nvml_return;                    /* nvmlReturn_t; NVML_SUCCESS is 0 */
 typedef struct nvml_device_st *nvml_device; /* nvmlDevice_t: opaque */
-#define NVML_SUCCESS 0
-#define NVML_CLOCK_SM 1                  /* nvmlClockType_t values */
+#define NVML_SUCCESS   0
+#define NVML_CLOCK_SM  1 /* nvmlClockType_t values */
 #define NVML_CLOCK_MEM 2
 
 typedef nvml_return (*nvml_init_fn)(void);
@@ -42,7 +42,7 @@ typedef nvml_return (*nvml_energy_fn)(nvml_device device, unsigned long long *mi
 typedef nvml_return (*nvml_reasons_fn)(nvml_device device, unsigned long long *reasons);
 
 #define DEFAULT_NVML_LIB "libnvidia-ml.so.1"
-#define PCI_BUS_ID_LEN 32 /* "00000000:65:00.0" plus room; NVML's limit is 32 */
+#define PCI_BUS_ID_LEN   32 /* "00000000:65:00.0" plus room; NVML's limit is 32 */
 
 struct telemetry {
     /* NVML, resolved at open; lib == NULL means the no-op handle */
@@ -285,7 +285,8 @@ void telemetry_end(struct telemetry *t, int gemms, struct telemetry_sample *out)
     struct timespec t_end;
     clock_gettime(CLOCK_MONOTONIC, &t_end);
     unsigned long long energy_end_mj = 0;
-    const int energy_ok = t->energy_begin_ok && t->total_energy(t->device, &energy_end_mj) == NVML_SUCCESS &&
+    const int energy_ok = t->energy_begin_ok &&
+                          t->total_energy(t->device, &energy_end_mj) == NVML_SUCCESS &&
                           energy_end_mj >= t->energy_begin_mj;
     const double per_gemm = 1.0 / (gemms > 0 ? gemms : 1);
 

@@ -27,14 +27,14 @@ extern "C" {
 #define TELEMETRY_PERIOD_MS 10
 
 struct telemetry_sample {
-    int valid;                /* 1: NVML answered; the fields below hold data */
-    double sm_clock_mhz;      /* mean SM clock over the samples */
-    double mem_clock_mhz;     /* mean memory clock */
-    double power_w;           /* mean board power */
-    double energy_mj;         /* energy per GEMM: energy-counter delta / gemms, or, where the
-                                 GPU has no counter, mean power * elapsed time / gemms */
+    int valid;                   /* 1: NVML answered; the fields below hold data */
+    double sm_clock_mhz;         /* mean SM clock over the samples */
+    double mem_clock_mhz;        /* mean memory clock */
+    double power_w;              /* mean board power */
+    double energy_mj;            /* energy per GEMM: energy-counter delta / gemms, or, where the
+                                    GPU has no counter, mean power * elapsed time / gemms */
     unsigned long long throttle; /* OR of the clock-event (throttle) reason bits seen */
-    int samples;              /* how many samples were averaged */
+    int samples;                 /* how many samples were averaged */
 };
 /* Within a valid sample, a quantity NVML never reported (say, a GPU without a
  * memory clock query) is NaN: print it as an empty CSV field (isfinite()). */
@@ -43,9 +43,9 @@ struct telemetry;
 
 struct telemetry *telemetry_open(int cuda_device); /* never NULL; no-op handle without NVML */
 int telemetry_available(const struct telemetry *t);
-void telemetry_begin(struct telemetry *t);          /* starts sampling (background thread) */
+void telemetry_begin(struct telemetry *t); /* starts sampling (background thread) */
 void telemetry_end(struct telemetry *t, int gemms, struct telemetry_sample *out);
-void telemetry_close(struct telemetry *t);          /* safe on a no-op handle */
+void telemetry_close(struct telemetry *t); /* safe on a no-op handle */
 
 #ifdef __cplusplus
 }

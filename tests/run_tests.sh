@@ -35,6 +35,7 @@ for t in "$@"; do
   run "$(basename "$t")" "$t"
 done
 run "build: zero warnings, no spills" tests/check_build.sh
+run "sweep, inspect and profile-table scripts" tests/test_tools.sh
 if [ "$host_only" -eq 0 ]; then
   run "plots and README table" tests/test_plots.sh
   run "GPU: check matrix and compute-sanitizer" tests/gpu_tests.sh bin/step*

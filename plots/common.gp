@@ -1,0 +1,38 @@
+# common.gp - terminal, output and styles shared by every plot (loaded first).
+# scripts/plots.sh passes, with -e:
+#   fmt ('png' or 'svg'), out (output file), W, H (pixels), subtitle (GPU, CUDA, date),
+#   data (folder of prepared data files), peak (GFLOP/s ceiling line),
+#   series (space-separated rung files), steps (their rung numbers), last_label ('11 slug'),
+#   ladder_size, has_tel (1: the last rung has clock and power data), clock_lo, clock_hi
+set encoding utf8
+if (fmt eq 'png') {
+    set terminal pngcairo size W,H noenhanced font 'DejaVu Sans,13' linewidth 1.5 background rgb 'white'
+} else {
+    set terminal svg size W,H fixed noenhanced font 'DejaVu Sans,13' linewidth 1.5 background rgb 'white'
+}
+set output out
+set datafile missing 'NaN'
+
+# Rung colours: 11 distinguishable hues, the same rung the same colour in every plot.
+set linetype 1 lc rgb '#1f77b4' pt 7 ps 0.8
+set linetype 2 lc rgb '#ff7f0e' pt 5 ps 0.8
+set linetype 3 lc rgb '#2ca02c' pt 9 ps 0.9
+set linetype 4 lc rgb '#d62728' pt 11 ps 0.9
+set linetype 5 lc rgb '#9467bd' pt 13 ps 0.9
+set linetype 6 lc rgb '#8c564b' pt 7 ps 0.8
+set linetype 7 lc rgb '#e377c2' pt 5 ps 0.8
+set linetype 8 lc rgb '#7f7f7f' pt 9 ps 0.9
+set linetype 9 lc rgb '#bcbd22' pt 11 ps 0.9
+set linetype 10 lc rgb '#17becf' pt 13 ps 0.9
+set linetype 11 lc rgb '#393b79' pt 7 ps 0.8
+set linetype 12 lc rgb '#ad494a' pt 5 ps 0.8
+# cuBLAS, the ceiling, and the 1.0 mark
+set style line 20 lc rgb '#000000' lw 3 dt 1 pt 6 ps 0.9
+set style line 21 lc rgb '#555555' lw 2 dt 2
+set style line 22 lc rgb '#000000' lw 1.5 dt 3
+set style textbox opaque noborder fillcolor rgb 'white'
+
+set grid xtics ytics lc rgb '#dddddd' lw 1 dt 1
+set border 3 lc rgb '#444444'
+set tics nomirror out
+set key noautotitle

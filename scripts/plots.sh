@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# plots.sh - draw the benchmark plots of a bench CSV with gnuplot (no GPU needed).
+#
+# usage: scripts/plots.sh [CSV [OUTDIR]]
+#   CSV     a bench.csv written by the harness (default: every results/*/bench.csv)
+#   OUTDIR  where the plots go (default: the CSV's folder)
+# Writes, as PNG (pngcairo) and SVG, into OUTDIR:
+#   gflops          GFLOP/s against size: every rung, cuBLAS and the measured FFMA peak
+#   ladder          each rung's ratio to cuBLAS at LADDER_SIZE, as bars
+#   last_vs_cublas  the last rung's ratio to cuBLAS against size
+#   clock_power     SM clock and board power against size for the last rung and
+#                   cuBLAS, and GFLOP/s per watt
+# Environment:
+#   PEAK_GFLOPS   the ceiling line (default 64131: FFMA peak measured on H100/H200,
+#                 shared/ANCHORS.md)
+#   LADDER_SIZE   the size of the ladder bars (default 4096; if no rung has it, the
+#                 largest size present, said on stderr)
+#   CUDA_VERSION, PLOT_DATE, DRIVER_VERSION  for the titles; by default read from
+#                 OUTDIR/sweep.log (written by sweep.sh), else nvcc --version and the
+#                 CSV's modification date
+#   GNUPLOT       the gnuplot to run (default gnuplot); NVCC (default nvcc)
+# Exit: 0, or 1 with one line on stderr (missing, empty or malformed CSV, no gnuplot,
+# gnuplot errors or warnings: an empty plot is never left behind silently).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly ROOT
+readonly PLOT_DIR=$ROOT/plots
+readonly PLOT_W=1280 PLOT_H=800
+readonly PLOTS="gflops ladder last_vs_cublas clock_power"
+# shellcheck source=lib/bench_csv.sh
+source "$ROOT/scripts/lib/bench_csv.sh"
+
+die() {
+    echo "plots.sh: $*" >&2
+    exit 1
+}
+
+# prepare_data CSV DIR: gnuplot-ready files in DIR (see the comments in the awk).
+prepare_data() {
+    local csv=$1 dir=$2 ladder_size=$3
+    # 1. square rows only, the last row of each (step, size) wins (a CSV the harness
+    #    appended to twice keeps the newer run); one line per point, sorted.
+    awk -F, 'NR > 1 && $5 == $6 && $6 == $7 {
+            sub(/\r$/, "")
+            key = $3 " " $5
+            if (!(key in row)) order[++n] = key
+            row[key] = $0
+        }
+        function t(x) { return (x == "" || tolower(x) ~ /nan/) ? "NaN" : x }
+        END {
+            for (i = 1; i <= n; i++) {
+                split(row[order[i]], f, ",")
+                gpw = (t(f[23]) == "NaN" || f[23] + 0 <= 0) ? "NaN" : f[14] / f[23]
+                cgpw = (t(f[27]) == "NaN" || f[27] + 0 <= 0) ? "NaN" : f[17] / f[27]
+                # step size gflops cublas_gflops ratio cut sm power csm cpower gpw cgpw slug
+                print f[3], f[5], f[14], f[17], f[18], f[9], t(f[21]), t(f[23]), t(f[26]), t(f[27]), gpw, cgpw, f[4]
+            }
+        }' "$csv" | sort -k1,1n -k2,2n >"$dir/points.txt"
+    [[ -s $dir/points.txt ]] || die "$csv: no square (M = N = K) points to plot"
+
+    # 2. one series file per rung, cuBLAS per size (mean over the rungs' processes),
+    #    the ladder at one size, and the last rung's ratio and telemetry.
+    awk -v dir="$dir" -v want="$ladder_size" '
+        { step[$1] = $13; last = ($1 > last) ? $1 : last; size[$2] = 1
+          cb_sum[$2] += $4; cb_n[$2]++ }
+        { all[NR] = $0 }
+        END {
+            ls = (want in size) ? want : 0
+            if (!ls) { for (s in size) if (s + 0 > ls) ls = s + 0
+                       printf "plots.sh: no point at %d, the ladder uses %d\n", want, ls > "/dev/stderr" }
+            for (i = 1; i <= NR; i++) {
+                split(all[i], f, " ")
+                file = sprintf("%s/s%02d.dat", dir, f[1])
+                if (!(file in started)) { started[file] = 1
+                    printf "size \"%02d %s\"\n", f[1], f[13] > file
+                    series = series " " file; steps = steps " " f[1] }
+                print f[2], f[3] > file
+                if (f[2] == ls)
+                    printf "%d \"%02d %s\" %s %d\n", f[1], f[1], f[13], f[5], f[6] > (dir "/ladder.dat")
+                if (f[1] == last) {
+                    print f[2], f[5], f[3], f[4], f[7], f[8], f[9], f[10], f[11], f[12] > (dir "/last.dat")
+                    for (c = 7; c <= 10; c++) if (f[c] != "NaN") seen[c] = 1
+                    if (f[7] != "NaN") { clk_lo = (clk_lo == "" || f[7] < clk_lo) ? f[7] : clk_lo; clk_hi = (f[7] > clk_hi) ? f[7] : clk_hi }
+                    if (f[9] != "NaN") { clk_lo = (clk_lo == "" || f[9] < clk_lo) ? f[9] : clk_lo; clk_hi = (f[9] > clk_hi) ? f[9] : clk_hi }
+                }
+            }
+            for (s in size) printf "%d %.1f\n", s, cb_sum[s] / cb_n[s] | ("sort -n > " dir "/cublas.dat")
+            close("sort -n > " dir "/cublas.dat")
+            # the clock panel needs every curve: telemetry is all there or it is not drawn
+            tel = (7 in seen) && (8 in seen) && (9 in seen) && (10 in seen)
+            if (tel && clk_hi - clk_lo < 100) { mid = (clk_hi + clk_lo) / 2; clk_lo = mid - 50; clk_hi = mid + 50 }
+            printf "series %s\nsteps %s\nlast_step %d\nlast_slug %s\nladder_size %d\nhas_tel %d\nclock_lo %d\nclock_hi %d\n", \
+                substr(series, 2), substr(steps, 2), last, step[last], ls, tel, clk_lo - 20, clk_hi + 20 > (dir "/vars.txt")
+        }' "$dir/points.txt"
+}
+
+# gp_string S: S as a gnuplot single-quoted string.
+gp_string() {
+    printf "'%s'" "${1//\'/\'\'}"
+}
+
+# var DATA KEY: a value prepare_data left in DATA/vars.txt.
+var() {
+    awk -v key="$2" '$1 == key { sub(/^[^ ]* /, ""); print; exit }' "$1/vars.txt"
+}
+
+# render NAME FMT DATA OUTDIR SUBTITLE: one plot in one format.
+render() {
+    local name=$1 fmt=$2 data=$3 outdir=$4 subtitle=$5
+    local out=$outdir/$name.$fmt log=$data/gnuplot.$name.$fmt.log last_label
+    last_label=$(printf '%02d %s' "$(var "$data" last_step)" "$(var "$data" last_slug)")
+    if ! "${GNUPLOT:-gnuplot}" \
+        -e "fmt=$(gp_string "$fmt"); out=$(gp_string "$out"); W=$PLOT_W; H=$PLOT_H" \
+        -e "plotdir=$(gp_string "$PLOT_DIR"); data=$(gp_string "$data")" \
+        -e "subtitle=$(gp_string "$subtitle"); peak=${PEAK_GFLOPS:-64131}" \
+        -e "series=$(gp_string "$(var "$data" series)"); last_label=$(gp_string "$last_label")" \
+        -e "steps=$(gp_string "$(var "$data" steps)")" \
+        -e "ladder_size=$(var "$data" ladder_size); has_tel=$(var "$data" has_tel)" \
+        -e "clock_lo=$(var "$data" clock_lo); clock_hi=$(var "$data" clock_hi)" \
+        "$PLOT_DIR/$name.gp" 2>"$log"; then
+        rm -f "$out"
+        cat "$log" >&2
+        die "gnuplot failed on plots/$name.gp ($fmt)"
+    fi
+    if grep -qi 'warning' "$log"; then
+        rm -f "$out"
+        cat "$log" >&2
+        die "gnuplot warned on plots/$name.gp ($fmt); refusing a possibly empty plot"
+    fi
+    [[ -s $out ]] || die "gnuplot wrote no $out"
+}
+
+# plot_csv CSV OUTDIR
+plot_csv() {
+    local csv=$1 outdir=$2 csvdir data device cuda date driver subtitle name fmt
+    csvdir=$(dirname "$csv")
+    bench_csv_check "$csv" || die "cannot plot $csv"
+    mkdir -p "$outdir"
+    data=$(mktemp -d "${TMPDIR:-/tmp}/plots.XXXXXX")
+    # shellcheck disable=SC2064
+    trap "rm -rf '$data'" EXIT
+    prepare_data "$csv" "$data" "${LADDER_SIZE:-4096}"
+
+    device=$(bench_device "$csv")
+    cuda=$(bench_title_meta cuda "${CUDA_VERSION:-}" "$csvdir" "$(bench_cuda_version)")
+    date=$(bench_title_meta date "${PLOT_DATE:-}" "$csvdir" "$(date -r "$csv" +%F)")
+    driver=$(bench_title_meta driver "${DRIVER_VERSION:-}" "$csvdir" "")
+    subtitle="$device · CUDA ${cuda:-unknown}${driver:+ · driver $driver} · $date"
+
+    for name in $PLOTS; do
+        for fmt in png svg; do
+            render "$name" "$fmt" "$data" "$outdir" "$subtitle"
+        done
+    done
+    rm -rf "$data"
+    trap - EXIT
+    echo "plots.sh: $csv -> $outdir/{${PLOTS// /,}}.{png,svg}"
+}
+
+main() {
+    command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1 ||
+        die "gnuplot not found: apt-get install -y gnuplot-nox"
+    if (($# > 2)); then
+        die "usage: scripts/plots.sh [CSV [OUTDIR]]"
+    fi
+    if (($# >= 1)); then
+        plot_csv "$1" "${2:-$(dirname "$1")}"
+        return
+    fi
+    local csvs=() csv
+    shopt -s nullglob
+    csvs=("$ROOT"/results/*/bench.csv)
+    shopt -u nullglob
+    ((${#csvs[@]} > 0)) || die "no results/*/bench.csv to plot (run 'make all-bench' on a GPU machine)"
+    for csv in "${csvs[@]}"; do
+        plot_csv "$csv" "$(dirname "$csv")"
+    done
+}
+
+main "$@"

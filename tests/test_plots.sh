@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# test_plots.sh - scripts/plots.sh and scripts/readme_table.sh on tests/fixtures/bench.csv.
+#
+# usage: tests/test_plots.sh     (no GPU needed; installs gnuplot-nox when run as root)
+# Checks that every plot appears as a real PNG and SVG of the expected size with the
+# fixture's series in it, that the README table holds the fixture's numbers, and that
+# a missing, empty, header-only or malformed CSV, or a README without markers, is
+# refused with a clear message and a non-zero exit.  Ends with "N passed, M failed".
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly ROOT
+readonly FIXTURE=$ROOT/tests/fixtures/bench.csv
+readonly PLOTS="gflops ladder last_vs_cublas clock_power"
+readonly WANT_W=1280 WANT_H=800 # scripts/plots.sh PLOT_W, PLOT_H
+# shellcheck source=tests/lib/assert.sh
+source "$ROOT/tests/lib/assert.sh"
+
+ensure_gnuplot() {
+    command -v gnuplot >/dev/null 2>&1 && return 0
+    if ((EUID != 0)); then
+        echo "gnuplot is missing; install it with: apt-get install -y gnuplot-nox" >&2
+        exit 1
+    fi
+    echo "installing gnuplot-nox" >&2
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1; then
+        apt-get update >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1 || {
+            echo "could not install gnuplot; run: apt-get install -y gnuplot-nox" >&2
+            exit 1
+        }
+    fi
+}
+
+# png_size FILE: "W H" from the IHDR chunk, or nothing if FILE is not a PNG.
+png_size() {
+    local sig
+    sig=$(od -An -tx1 -N8 "$1" | tr -d ' \n')
+    [[ $sig == 89504e470d0a1a0a ]] || return 1
+    [[ $(od -An -c -j12 -N4 "$1" | tr -d ' \n') == IHDR ]] || return 1
+    od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%d %d\n", (($1 * 256 + $2) * 256 + $3) * 256 + $4, (($5 * 256 + $6) * 256 + $7) * 256 + $8 }'
+}
+
+# svg_size FILE: "W H" from the root <svg> element, or nothing if there is none.
+svg_size() {
+    grep -q '</svg>' "$1" || return 1
+    awk '
+        !open && /<svg[ \t>]|<svg$/ { open = 1; tag = substr($0, index($0, "<svg")) ; if (tag ~ />/) { done = 1 } ; next_line = 1 }
+        open && !done && !next_line { tag = tag " " $0; if ($0 ~ />/) done = 1 }
+        { next_line = 0 }
+        done {
+            w = tag; sub(/.*[ \t]width="/, "", w); sub(/".*/, "", w)
+            h = tag; sub(/.*[ \t]height="/, "", h); sub(/".*/, "", h)
+            print w, h; exit
+        }' "$1"
+}
+
+test_plots_render() {
+    local out=$1 name size rc log
+    run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/plots.sh" "$FIXTURE" "$out"
+    check_exit "plots.sh renders the fixture" 0 "$rc"
+    [[ $rc == 0 ]] || echo "$log" | head -n 20
+    for name in $PLOTS; do
+        size=$(png_size "$out/$name.png" 2>/dev/null || true)
+        if [[ $size == "$WANT_W $WANT_H" ]]; then
+            pass "$name.png is a ${WANT_W}x$WANT_H PNG"
+        else
+            fail "$name.png is a ${WANT_W}x$WANT_H PNG (got '${size:-not a PNG}')"
+        fi
+        size=$(svg_size "$out/$name.svg" 2>/dev/null || true)
+        if [[ $size == "$WANT_W $WANT_H" ]]; then
+            pass "$name.svg is a ${WANT_W}x$WANT_H SVG"
+        else
+            fail "$name.svg is a ${WANT_W}x$WANT_H SVG (got '${size:-no root <svg>}')"
+        fi
+        check_file_contains "$name.svg title names the GPU" "$out/$name.svg" "NVIDIA H100 80GB HBM3"
+        check_file_contains "$name.svg title names CUDA and the date" "$out/$name.svg" "CUDA 13.0 · 2026-01-02"
+    done
+    # the series are really there, not an empty frame
+    check_file_contains "gflops.svg has rung 01" "$out/gflops.svg" "01 naive"
+    check_file_contains "gflops.svg has rung 11" "$out/gflops.svg" "11 warptile_db"
+    check_file_contains "gflops.svg has cuBLAS" "$out/gflops.svg" "cuBLAS"
+    check_file_contains "gflops.svg has the FFMA peak line" "$out/gflops.svg" "FFMA peak, measured (64131)"
+    check_file_contains "ladder.svg labels rung 06's ratio" "$out/ladder.svg" "0.600"
+    check_file_contains "ladder.svg marks the cut-short point" "$out/ladder.svg" "0.010*"
+    check_file_contains "last_vs_cublas.svg names the last rung" "$out/last_vs_cublas.svg" "11 warptile_db"
+    check_file_contains "clock_power.svg plots the SM clock" "$out/clock_power.svg" "rung: SM clock"
+    check_file_contains "clock_power.svg plots GFLOP/s per watt" "$out/clock_power.svg" "GFLOP/s per watt"
+}
+
+test_plot_options() {
+    local tmp=$1 log rc
+    run_capture log rc env PEAK_GFLOPS=66908 "$ROOT/scripts/plots.sh" "$FIXTURE" "$tmp/peak"
+    check_exit "plots.sh with PEAK_GFLOPS" 0 "$rc"
+    check_file_contains "PEAK_GFLOPS moves the ceiling line" "$tmp/peak/gflops.svg" "FFMA peak, measured (66908)"
+    # no telemetry: the clock plot says so instead of failing or drawing empty axes
+    awk -F, -v OFS=, 'NR > 1 { for (i = 21; i <= 28; i++) $i = "" } 1' "$FIXTURE" >"$tmp/notel.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/notel.csv" "$tmp/notel"
+    check_exit "plots.sh without telemetry" 0 "$rc"
+    check_file_contains "clock_power says there is no telemetry" "$tmp/notel/clock_power.svg" "No clock and power telemetry"
+    # a CSV without the ladder size falls back to the largest size
+    awk -F, 'NR == 1 || $5 != 4096' "$FIXTURE" >"$tmp/no4096.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/no4096.csv" "$tmp/no4096"
+    check_exit "plots.sh without a 4096 point" 0 "$rc"
+    check_contains "the ladder falls back to 3072 and says so" "$log" "the ladder uses 3072"
+    check_file_contains "ladder title shows 3072" "$tmp/no4096/ladder.svg" "M = N = K = 3072"
+}
+
+# refused CSV NAME CSV NEEDLE: plots.sh and readme_table.sh both fail with NEEDLE, and draw nothing.
+refused() {
+    local what=$1 csv=$2 needle=$3 tmp=$4 log rc
+    run_capture log rc "$ROOT/scripts/plots.sh" "$csv" "$tmp/out_$what"
+    check_exit "plots.sh refuses a $what CSV" nonzero "$rc"
+    check_contains "plots.sh explains the $what CSV" "$log" "$needle"
+    if compgen -G "$tmp/out_$what/*.png" >/dev/null || compgen -G "$tmp/out_$what/*.svg" >/dev/null; then
+        fail "plots.sh leaves no image for a $what CSV"
+    else
+        pass "plots.sh leaves no image for a $what CSV"
+    fi
+    cp "$tmp/README.md" "$tmp/README.refused.md"
+    run_capture log rc "$ROOT/scripts/readme_table.sh" "$csv" "$tmp/README.refused.md"
+    check_exit "readme_table.sh refuses a $what CSV" nonzero "$rc"
+    check_contains "readme_table.sh explains the $what CSV" "$log" "$needle"
+    check "readme_table.sh leaves README alone on a $what CSV" cmp -s "$tmp/README.md" "$tmp/README.refused.md"
+}
+
+test_bad_csvs() {
+    local tmp=$1
+    : >"$tmp/empty.csv"
+    sed '1s/,ratio,/,ratio_to_cublas,/' "$FIXTURE" >"$tmp/badheader.csv"
+    head -n 1 "$FIXTURE" >"$tmp/headeronly.csv"
+    { head -n 3 "$FIXTURE"; echo "NVIDIA H100 80GB HBM3,90,1,naive,512"; } >"$tmp/shortrow.csv"
+    sed '3s/,PASS,/,MAYBE,/' "$FIXTURE" >"$tmp/badcheck.csv"
+    refused empty "$tmp/empty.csv" "empty file" "$tmp"
+    refused malformed "$tmp/badheader.csv" "header does not match the harness schema" "$tmp"
+    refused header-only "$tmp/headeronly.csv" "no data rows" "$tmp"
+    refused short-row "$tmp/shortrow.csv" "5 fields, expected 28" "$tmp"
+    refused bad-check "$tmp/badcheck.csv" "check must be PASS or FAIL" "$tmp"
+    refused missing "$tmp/nonexistent.csv" "no such file" "$tmp"
+}
+
+test_readme_table() {
+    local tmp=$1 readme=$1/README.md log rc before
+    run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/readme_table.sh" "$FIXTURE" "$readme"
+    check_exit "readme_table.sh writes the table" 0 "$rc"
+    check_file_contains "table row: rung 01 (cut short)" "$readme" '| 01 | naive | 520\* | 0.010 |'
+    check_file_contains "table row: rung 02" "$readme" '| 02 | coalesced | 6,143 | 0.120 |'
+    check_file_contains "table row: rung 06" "$readme" '| 06 | vectorized | 30,713 | 0.600 |'
+    check_file_contains "table row: rung 11" "$readme" '| 11 | warptile_db | 49,653 | 0.970 |'
+    check_file_contains "table row: cuBLAS" "$readme" '| | cuBLAS | 51,189 | 1.000 |'
+    check_file_contains "caption names the GPU, CUDA and date" "$readme" "NVIDIA H100 80GB HBM3 (CUDA 13.0, 2026-01-02)"
+    check_file_contains "caption gives the size" "$readme" "M = N = K = 4096"
+    check_file_contains "the cut-short footnote" "$readme" "cut short by the time budget"
+    check_file_contains "text before the markers is kept" "$readme" "Intro paragraph."
+    check_file_contains "text after the markers is kept" "$readme" "Closing paragraph."
+    check_not_contains "the old table is gone" "$(cat "$readme")" "old table"
+    before=$(cksum <"$readme")
+    env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/readme_table.sh" "$FIXTURE" "$readme" >/dev/null 2>&1
+    check "readme_table.sh is idempotent" test "$before" == "$(cksum <"$readme")"
+
+    printf '# no markers here\n' >"$tmp/nomarkers.md"
+    run_capture log rc "$ROOT/scripts/readme_table.sh" "$FIXTURE" "$tmp/nomarkers.md"
+    check_exit "README without markers is refused" nonzero "$rc"
+    check_contains "and the message names the markers" "$log" "<!-- bench-table:start -->"
+}
+
+TMP_DIR=""
+cleanup() {
+    if [[ -n $TMP_DIR ]]; then rm -rf "$TMP_DIR"; fi
+}
+
+main() {
+    local tmp
+    ensure_gnuplot
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plots.XXXXXX")
+    TMP_DIR=$tmp
+    trap cleanup EXIT
+    printf '# Title\n\nIntro paragraph.\n\n<!-- bench-table:start -->\nold table\n<!-- bench-table:end -->\n\nClosing paragraph.\n' >"$tmp/README.md"
+    test_bad_csvs "$tmp"
+    test_plots_render "$tmp/out"
+    test_plot_options "$tmp"
+    test_readme_table "$tmp"
+    finish
+}
+
+main "$@"

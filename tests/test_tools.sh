@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# test_tools.sh - scripts/sweep.sh, scripts/inspect.sh and scripts/profile_table.sh
+# without a GPU: stand-ins for nvidia-smi, the rung binaries, make, cuobjdump, ncu and
+# compute-sanitizer exercise every path, including the "no GPU" and "tool missing"
+# refusals.  usage: tests/test_tools.sh   Ends with "N passed, M failed".
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly ROOT
+readonly FIX=$ROOT/tests/fixtures
+readonly GPU_SLUG=nvidia-h100-80gb-hbm3
+# shellcheck source=tests/lib/assert.sh
+source "$ROOT/tests/lib/assert.sh"
+
+T=""
+cleanup() {
+    if [[ -n $T ]]; then rm -rf "$T"; fi
+}
+
+# make_fakes: the stand-in tools and a three-rung ladder under $T.
+make_fakes() {
+    mkdir -p "$T/gpu" "$T/nogpu" "$T/steps" "$T/bin" "$T/build"
+    # nvidia-smi that sees one H100, and one that sees none (as the real one: exit 6)
+    cat >"$T/gpu/nvidia-smi" <<'SH'
+#!/usr/bin/env bash
+case "$*" in
+*-L*) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-fake)" ;;
+*query-compute-apps*) ;;
+*driver_version*) echo "580.65.06" ;;
+*query-gpu=name*) echo "NVIDIA H100 80GB HBM3" ;;
+*query-gpu=*) echo "1980 MHz, 1980 MHz, 70.00 W, 700.00 W, 35" ;;
+esac
+SH
+    printf '#!/usr/bin/env bash\necho "No devices were found"\nexit 6\n' >"$T/nogpu/nvidia-smi"
+    printf '#!/usr/bin/env bash\necho "make $*" >>"%s/make.log"\n' "$T" >"$T/gpu/make"
+    # the rungs' sources: comments, __launch_bounds__ and several kernels per file
+    printf '/* rung 01: __global__ in a comment is not a kernel(x) */\n__global__ void sgemm_alpha(int m) { (void)m; }\n' >"$T/steps/01_alpha.cu"
+    printf '#define T 256\n__global__ void __launch_bounds__(T * 1)\nsgemm_beta(int m) { (void)m; } // __global__ void not_me(\n' >"$T/steps/02_beta.cu"
+    printf '__global__ void sgemm_blocktiling_2d(int m) { (void)m; }\n__global__ void\nsgemm_gamma_edge(int m) { (void)m; }\n' >"$T/steps/03_gamma.cu"
+    # a rung binary: one CSV row per size; FAKE_EXIT_<n> sets its exit status
+    cat >"$T/fake_step" <<'SH'
+#!/usr/bin/env bash
+n=${0##*step}; n=$((10#$n)); sizes="" csv=""
+while (($#)); do case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; esac; shift; done
+code_var=FAKE_EXIT_$n; code=${!code_var:-0}
+if [[ $code == 77 ]]; then echo "GPU below min_cc" >&2; exit 77; fi
+for s in ${sizes//,/ }; do
+    [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj" >"$csv"
+    cut=0; if ((s >= 4096)); then cut=1; fi
+    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$s,$s,$s,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0" >>"$csv"
+done
+exit "$code"
+SH
+    chmod +x "$T/gpu/nvidia-smi" "$T/nogpu/nvidia-smi" "$T/gpu/make" "$T/fake_step"
+    ln -s ../fake_step "$T/bin/step01"
+    ln -s ../fake_step "$T/bin/step02"
+    ln -s ../fake_step "$T/bin/step03"
+    # cuobjdump that prints the fixture listing
+    printf '#!/usr/bin/env bash\ncat "%s"\n' "$FIX/inspect/sass_sm90.txt" >"$T/cuobjdump"
+    # ncu that records its arguments and writes a fixture report to --log-file
+    cat >"$T/ncu" <<SH
+#!/usr/bin/env bash
+echo "\$*" >"$T/ncu.args"
+while ((\$#)); do if [[ \$1 == --log-file ]]; then log=\$2; fi; shift; done
+{ echo "==PROF== Connected to process 4242"; cat "$FIX/profile/step05.csv"; tail -n +2 "$FIX/profile/cublas.csv"; } >"\$log"
+SH
+    # compute-sanitizer: clean, except the tool named in FAKE_SAN_FAIL
+    cat >"$T/compute-sanitizer" <<SH
+#!/usr/bin/env bash
+echo "\$*" >>"$T/sanitizer.args"
+if [[ "\$*" == *"--tool \${FAKE_SAN_FAIL:-none} "* ]]; then echo "========= ERROR SUMMARY: 1 error"; exit 99; fi
+echo "========= ERROR SUMMARY: 0 errors"
+SH
+    chmod +x "$T/cuobjdump" "$T/ncu" "$T/compute-sanitizer"
+    touch "$T/build/03_gamma.o"
+    cp "$FIX/inspect/ptxas.log" "$T/build/03_gamma.log"
+}
+
+# env for the scripts: the fake ladder, results under $T, no real CUDA tools.
+fake_env() {
+    env SWEEP_POLL=0.1 STEPS_DIR="$T/steps" BIN_DIR="$T/bin" BUILD_DIR="$T/build" RESULTS_DIR="$T/results" \
+        CUDA_HOME="$T/no-cuda" CUOBJDUMP="$T/no-such-cuobjdump" NCU="$T/no-such-ncu" \
+        SANITIZER="$T/no-such-sanitizer" "$@"
+}
+
+test_sweep() {
+    local out rc csv=$T/results/$GPU_SLUG/bench.csv
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256,1024,4096 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: runs the ladder" 0 "$rc"
+    check "sweep: results/<gpu slug>/bench.csv" test -s "$csv"
+    check "sweep: the CSV header is the harness's" test "$(head -n 1 "$csv")" == "$(head -n 1 "$FIX/bench.csv")"
+    check "sweep: 2 rungs x 3 sizes" test "$(($(wc -l <"$csv") - 1))" == 6
+    check_contains "sweep: a rung that exits 77 is skipped visibly" "$out" "rung 03 gamma: SKIPPED (exit 77"
+    check_contains "sweep: progress line" "$out" "points 3/9"
+    check_contains "sweep: cut-short points listed" "$out" "rung 01 at 4096"
+    check_file_contains "sweep.log: wall time" "$T/results/$GPU_SLUG/sweep.log" "wall_s: "
+    check_file_contains "sweep.log: date" "$T/results/$GPU_SLUG/sweep.log" "date: "
+    check_file_contains "sweep.log: driver" "$T/results/$GPU_SLUG/sweep.log" "driver: 580.65.06"
+    check_file_contains "sweep: make plots" "$T/make.log" "make plots"
+    check_file_contains "sweep: make readme-table with the CSV" "$T/make.log" "make readme-table BENCH_CSV=$csv"
+    check "sweep: no work folder left behind" test -z "$(find "$T/results" -maxdepth 1 -name '.sweep.*')"
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: default plan" 0 "$rc"
+    check_contains "sweep: default plan has 9 + 17 + 32 points" "$out" "58 points"
+    check "sweep: every rung has 4096" test "$(awk -F, '$5 == 4096' "$csv" | wc -l)" == 3
+    check "sweep: rung 01 stops at 4096" test "$(awk -F, '$3 == 1 { m = $5 } END { print m }' "$csv")" == 4096
+    check "sweep: rung 03 reaches 8192" test "$(awk -F, '$3 == 3 { m = $5 } END { print m }' "$csv")" == 8192
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_EXIT_2=1 "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: a failing rung fails the sweep" 1 "$rc"
+    check_contains "sweep: and says which" "$out" "rung 02 beta: FAILED (exit 1)"
+    check "sweep: the other rungs are still saved" test "$(($(wc -l <"$csv") - 1))" == 3
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_EXIT_1=77 FAKE_EXIT_2=77 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: nothing measured" 1 "$rc"
+    check_contains "sweep: says nothing was measured" "$out" "nothing was measured"
+
+    run_capture out rc fake_env PATH="$T/nogpu:$PATH" "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: no GPU" 1 "$rc"
+    check_contains "sweep: says it needs a GPU" "$out" "needs an NVIDIA GPU"
+    check "sweep: no GPU is one line" test "$(printf '%s\n' "$out" | wc -l)" == 1
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" STEPS="1 7" "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: STEPS with an unbuilt rung" 1 "$rc"
+    check_contains "sweep: names the unbuilt rung" "$out" "step07 is not built"
+}
+
+test_inspect_host() {
+    local out rc
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" diff 1
+    check_exit "diff 1: fine" 0 "$rc"
+    check_contains "diff 1: there is no previous rung" "$out" "no previous rung"
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" diff 02
+    check_exit "diff 2" 0 "$rc"
+    check_contains "diff 2: git diff of 01 -> 02" "$out" "02_beta.cu"
+    check_contains "diff 2: shows the new kernel" "$out" "+sgemm_beta(int m)"
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" diff 5
+    check_exit "diff 5: no such rung" 1 "$rc"
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" diff x
+    check_exit "a bad rung number" 1 "$rc"
+    check_contains "a bad rung number is named" "$out" "'x' is not a rung number"
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" frobnicate 1
+    check_exit "an unknown verb is a usage error" 2 "$rc"
+
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" regs 3
+    check_exit "regs 3" 0 "$rc"
+    check_contains "regs: kernel, arch, registers, smem" "$out" "sgemm_tile                         sm_90     96      8192"
+    check_contains "regs: spills flagged" "$out" "<- spills"
+    check_contains "regs: ptxas warnings kept" "$out" "ptxas warning"
+
+    run_capture out rc fake_env CUOBJDUMP="$T/cuobjdump" "$ROOT/scripts/inspect.sh" sass 3
+    check_exit "sass 3" 0 "$rc"
+    check_contains "sass: main loop start marked" "$out" "main loop starts (target of the backward branch at /*00d0*/)"
+    check_contains "sass: main loop end marked" "$out" "main loop ends"
+    check_contains "sass: main loop summary" "$out" "main loop: listing lines 19-29 (/*0030*/../*00d0*/), 11 instructions, FFMA 4"
+    check_contains "sass: spills warned" "$out" "WARNING: local-memory loads/stores"
+    check_not_contains "sass: encodings hidden" "$out" "0x000fe20000000800"
+    run_capture out rc fake_env "$ROOT/scripts/inspect.sh" sass 3
+    check_exit "sass: no cuobjdump" 1 "$rc"
+    check_contains "sass: says cuobjdump is missing" "$out" "cuobjdump not found"
+    run_capture out rc fake_env CUOBJDUMP="$T/cuobjdump" "$ROOT/scripts/inspect.sh" sass 2
+    check_exit "sass: rung not built" 1 "$rc"
+    check_contains "sass: says to build it" "$out" "make step=2"
+
+    if command -v "${NVCC:-nvcc}" >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+        run_capture out rc fake_env CUDA_HOME=/usr/local/cuda "$ROOT/scripts/inspect.sh" ptx 1
+        check_exit "ptx 1" 0 "$rc"
+        check_contains "ptx: the kernel's entry" "$out" ".entry _Z11sgemm_alphai"
+    else
+        echo "skip: ptx (no nvcc)"
+    fi
+}
+
+test_inspect_gpu() {
+    local out rc verb
+    for verb in profile sanitize; do
+        run_capture out rc fake_env PATH="$T/nogpu:$PATH" "$ROOT/scripts/inspect.sh" "$verb" 2
+        check_exit "$verb: no GPU" 1 "$rc"
+        check_contains "$verb: says it needs a GPU" "$out" "needs an NVIDIA GPU"
+        check "$verb: in one line" test "$(printf '%s\n' "$out" | wc -l)" == 1
+    done
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" "$ROOT/scripts/inspect.sh" profile 2
+    check_exit "profile: no ncu" 1 "$rc"
+    check_contains "profile: says ncu is missing" "$out" "ncu (Nsight Compute) not found"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" "$ROOT/scripts/inspect.sh" sanitize 2
+    check_exit "sanitize: no compute-sanitizer" 1 "$rc"
+    check_contains "sanitize: says compute-sanitizer is missing" "$out" "compute-sanitizer not found"
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" NCU="$T/ncu" "$ROOT/scripts/inspect.sh" profile 2
+    check_exit "profile 2 (stand-in ncu)" 0 "$rc"
+    check_file_contains "profile: clocks not locked" "$T/ncu.args" "--clock-control none"
+    check_file_contains "profile: the rung's kernels only" "$T/ncu.args" "-k regex:^(sgemm_beta)\$"
+    check_file_contains "profile: the timing command" "$T/ncu.args" "--no-check --sizes 4096 --reps 3"
+    check_file_contains "profile: bank-conflict metric" "$T/ncu.args" "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+    check "profile: raw CSV kept" test -s "$T/results/$GPU_SLUG/profile/step02.csv"
+    check_contains "profile: prints the table" "$out" "| 02 beta | \`sgemm_blocktiling_2d\` | 5.297 |"
+    check_file_contains "profile: PROFILE.md written" "$T/results/$GPU_SLUG/PROFILE.md" "| 02 beta |"
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" NCU="$T/ncu" "$ROOT/scripts/inspect.sh" profile cublas
+    [[ $rc == 0 ]] || echo "$out"
+    check_exit "profile cublas" 0 "$rc"
+    check_file_contains "profile cublas: cuBLAS kernel names" "$T/ncu.args" "-k regex:gemm|xmma|cutlass"
+    check "profile cublas: the rung's own kernels dropped" test "$(grep -c sgemm_blocktiling_2d "$T/results/$GPU_SLUG/profile/cublas.csv")" == 0
+    check_file_contains "profile cublas: cuBLAS row in PROFILE.md" "$T/results/$GPU_SLUG/PROFILE.md" "| cuBLAS | \`sm90_xmma_gemm"
+
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SANITIZER="$T/compute-sanitizer" "$ROOT/scripts/inspect.sh" sanitize 2
+    check_exit "sanitize 2 (stand-in, clean)" 0 "$rc"
+    check "sanitize: four tools" test "$(grep -c -- '--tool' "$T/sanitizer.args")" == 4
+    check_file_contains "sanitize: odd shapes, no timing" "$T/sanitizer.args" "--no-check --no-time --mnk 67,45,33 --mnk 130,131,17"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SANITIZER="$T/compute-sanitizer" FAKE_SAN_FAIL=racecheck "$ROOT/scripts/inspect.sh" sanitize 2
+    check_exit "sanitize: a racecheck error fails" 1 "$rc"
+    check_contains "sanitize: names the tool" "$out" "racecheck: ERRORS"
+}
+
+test_profile_table() {
+    local out rc
+    run_capture out rc env STEPS_DIR="$T/steps" "$ROOT/scripts/profile_table.sh" --stdout "$FIX/profile/cublas.csv" "$FIX/profile/step05.csv"
+    check_exit "profile_table: fixtures" 0 "$rc"
+    check_contains "profile_table: header" "$out" "| rung | kernel | time (ms) |"
+    check_contains "profile_table: rung row" "$out" "| 05 | \`sgemm_blocktiling_2d\` | 5.297 | 9.9 | 1.5 | 88.4 | 4.00 | 4.00 | 0 | 16.78M | 4.00 | 24.9 | 61.2 | 128 | mio_throttle 0.95, short_scoreboard 0.64, barrier 0.41 |"
+    check_contains "profile_table: launches averaged" "$out" "| 2.800 |"
+    check "profile_table: cuBLAS last" test "$(printf '%s\n' "$out" | tail -n 1 | cut -c1-8)" == "| cuBLAS"
+    run_capture out rc "$ROOT/scripts/profile_table.sh" --stdout "$FIX/bench.csv"
+    check_exit "profile_table: refuses a non-ncu CSV" 1 "$rc"
+    check_contains "profile_table: says why" "$out" "not an ncu --csv report"
+}
+
+main() {
+    T=$(mktemp -d "${TMPDIR:-/tmp}/test_tools.XXXXXX")
+    trap cleanup EXIT
+    make_fakes
+    test_sweep
+    test_inspect_host
+    test_inspect_gpu
+    test_profile_table
+    finish
+}
+
+main "$@"
