@@ -1,8 +1,6 @@
 /*
  * sgemm_common.cu - argument checks and the beta-only path shared by every rung.
  */
-#include <limits.h>
-
 #include "sgemm_common.h"
 
 /* Elements an operand of `rows` x `cols` with leading dimension `ld` spans. */
@@ -27,7 +25,7 @@ extern "C" cudaError_t sgemm_prologue(int M, int N, int K, float alpha, const fl
                                       cudaStream_t stream, int *done)
 {
     *done = 1;
-    if (M < 0 || N < 0 || K < 0)
+    if (M < 0 || N < 0 || K < 0 || M > SGEMM_MAX_DIM || N > SGEMM_MAX_DIM || K > SGEMM_MAX_DIM)
         return cudaErrorInvalidValue;
     if (lda < (K > 1 ? K : 1) || ldb < (N > 1 ? N : 1) || ldc < (N > 1 ? N : 1))
         return cudaErrorInvalidValue;

@@ -9,6 +9,7 @@
 #ifndef SGEMM_LADDER_COMMON_H
 #define SGEMM_LADDER_COMMON_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <cuda_runtime.h>
 
@@ -16,16 +17,20 @@
  * and run taller matrices in slabs of at most this many row tiles. */
 #define SGEMM_MAX_GRID_Y 65535
 
+/* The largest M, N or K: a tile index plus a tile width, or a K offset plus a few K
+ * steps, must still fit in an int. */
+#define SGEMM_MAX_DIM (INT_MAX - 4096)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /*
  * Checks the arguments of C := alpha*A*B + beta*C (row-major, see step.h).
- * Returns cudaErrorInvalidValue, launching nothing, when a size is negative,
- * a leading dimension is too small, a pointer needed for the work is NULL or
- * not 4-byte aligned, or an operand spans more than INT_MAX floats (so the
- * kernels may index with int).
+ * Returns cudaErrorInvalidValue, launching nothing, when a size is negative or
+ * above SGEMM_MAX_DIM, a leading dimension is too small, a pointer needed for
+ * the work is NULL or not 4-byte aligned, or an operand spans more than INT_MAX
+ * floats (so the kernels may index with int).
  * Otherwise sets *done: 1 when the call is complete (nothing to do, or C was
  * scaled by beta on `stream`; the return value is then that launch's error),
  * 0 when the rung must compute the product, with M, N, K >= 1, alpha != 0.
