@@ -1,0 +1,542 @@
+/*
+ * Rung 10 - texture loads: rung 09 with A and B fetched through 1-D texture objects.
+ *
+ * What changes from rung 09
+ *   Only where the global loads come from.  The launcher binds a texture object over A and
+ *   one over B (1-D, linear memory, one float4 per texel), and the kernel fetches each full
+ *   K tile with tex1Dfetch<float4>() (TLD in SASS) instead of an LDG.128.  Everything from
+ *   the registers on - shared memory, the fragments, the FMAs, the write-back - is rung 09.
+ *
+ * What the texture buys: a fetch outside the texture returns zeros and never faults
+ *   - A row of A beyond M now needs no test: it is given row M's offset, past the end of A,
+ *     and fetches zeros (rung 09 counted it out in load4()).
+ *   - In a full K tile every row of B is inside K, so a full tile of A and B is fetched
+ *     with no bounds test at all.
+ *   But a 1-D texture over the whole operand is zero only past its END, not past the end
+ *   of a row.  So two cases still take rung 09's load4() (predicated loads):
+ *   - the last, partial K tile: a float4 that runs past K would fetch the padding or the
+ *     next row of A (or a row of B beyond K), not zeros;
+ *   - B's float4s that cross N: the one on B's last row can straddle the end of B, and its
+ *     texel, only partly inside B, lies outside the texture (which covers floor(span / 4)
+ *     texels, never a float past the end) and would read as zeros where floats exist.
+ *   Floats that feed only rows beyond M or columns beyond N never reach C: C is written
+ *   only inside M x N.
+ *
+ * Why the hardware might reward it
+ *   Seed 000 measured a small gain from this change (RTX 3090): the loads of a full tile
+ *   carry no predicates, and their requests go down the texture path of the SM's L1TEX unit
+ *   instead of the load/store path that also serves the 32 LDS.128 per thread per K tile.
+ *   It is the smallest step of the ladder; on Hopper it may be within noise.
+ *
+ * When the textures are used (the launcher decides; otherwise the call is exactly rung 09)
+ *   - A and B both qualify for float4 loads (ld % 4 == 0, 16-byte aligned base), and
+ *     K >= BK (at least one full tile);
+ *   - each base is aligned to cudaDevAttrTextureAlignment (typically 512 bytes), as
+ *     cudaCreateTextureObject requires for linear memory;
+ *   - each operand has at most cudaDeviceGetTexture1DLinearMaxWidth(float4) texels (the
+ *     per-format form of cudaDevAttrMaxTexture1DLinearWidth);
+ *   - the texture cache has a slot (see the comment above tex_slot()).
+ *   Texture objects cannot be destroyed after an asynchronous launch without knowing when the
+ *   kernel ends (undefined behaviour), and the launcher must not synchronize: so they are
+ *   cached per (device, pointer, size), each with an event recorded after every launch that
+ *   uses it, and destroyed only when a slot is needed and that event has completed.
+ *
+ * Bank conflicts (tests/test_banks.c): none, the layout is rung 09's.
+ *
+ * Edges and alignment: as rung 09 for everything the textures do not cover (above).
+ *
+ * Expected speed (written before measuring): 0.98-1.03x rung 09, about 0.9x cuBLAS at 4096.
+ * Measured: results/NOTES.md.
+ *
+ * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 127-128,
+ * 0 spills); four TLD.LZ (1D) in SASS, two in the K loop.
+ */
+#define BM      128 /* rows of the C tile (and of the A tile) one block computes */
+#define BN      128 /* cols of the C tile (and of the B tile) one block computes */
+#define BK      8   /* K depth of one A tile and one B tile in shared memory */
+#define TM      8   /* rows of C per thread */
+#define TN      8   /* cols of C per thread */
+#define THREADS ((BM / TM) * (BN / TN)) /* 256 threads = 8 warps, a 1-D block */
+
+/* ==== Shared-memory layout ===================================================================
+ * Plain C from here to the #ifndef below: tests/test_banks.c includes this part of the file
+ * (with SGEMM_LAYOUT_ONLY defined) and replays every warp's shared-memory addresses. */
+#ifndef __CUDACC__
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#endif
+
+/* The 8 warps form a 4 x 2 grid over the C tile, each warp a WARP_M x WARP_N tile; a warp's
+ * 32 lanes form a LANES_M x LANES_N grid over it. */
+#define WARPS_N 2                               /* warps side by side along N */
+#define WARP_M  (BM / (THREADS / 32 / WARPS_N)) /* 32 rows of C per warp */
+#define WARP_N  (BN / WARPS_N)                  /* 64 cols of C per warp */
+#define LANES_M 4
+#define LANES_N 8
+
+/* Where element (k, m) of the A tile and (k, n) of the B tile live, in floats from the start
+ * of a_tile / b_tile.  A keeps rung 07's swizzle (bit 2 of k flips bit 4 of m): the
+ * transposed store is unchanged and still needs it.  B needs none any more: the new
+ * fragment loads below are conflict-free on a plain row. */
+static __host__ __device__ inline int a_tile_offset(int k, int m)
+{
+    return k * BM + (m ^ ((k & 4) << 2));
+}
+static __host__ __device__ inline int b_tile_offset(int k, int n)
+{
+    return k * BN + n;
+}
+
+/* Copying in: thread tid reads one float4 of A (tile row a_load_row, k = a_load_col .. +3)
+ * and one float4 of B (k = b_load_row, tile cols b_load_col .. +3) per K tile. */
+static __host__ __device__ inline int a_load_row(unsigned tid)
+{
+    return tid / (BK / 4);
+}
+static __host__ __device__ inline int a_load_col(unsigned tid)
+{
+    return (tid % (BK / 4)) * 4;
+}
+static __host__ __device__ inline int b_load_row(unsigned tid)
+{
+    return tid / (BN / 4);
+}
+static __host__ __device__ inline int b_load_col(unsigned tid)
+{
+    return (tid % (BN / 4)) * 4;
+}
+
+/* Computing: thread tid owns tile rows frag_a_row(tid, h) + 0..3 and tile cols
+ * frag_b_col(tid, h) + 0..3 for h = 0, 1: four 4x4 sub-tiles of C, 16 rows and 32 cols
+ * apart, inside its warp's 32x64 tile.  Lane (lane_m, lane_n) of the 4 x 8 lane grid is
+ *     lane_m = (lane / 2) % 4,   lane_n = (lane / 8) * 2 + lane % 2
+ * so that the 8 lanes of one quarter-warp form a 4 x 2 block of the grid (the interleaving
+ * of seed 000 and CUTLASS): per LDS.128 they read 4 distinct float4s of A, each shared by 2
+ * lanes, and 2 of B, each shared by 4. */
+static __host__ __device__ inline int frag_a_row(unsigned tid, int h)
+{
+    const unsigned warp_m = (tid / 32) / WARPS_N, lane_m = (tid % 32 / 2) % LANES_M;
+    return warp_m * WARP_M + lane_m * 4 + h * (LANES_M * 4);
+}
+static __host__ __device__ inline int frag_b_col(unsigned tid, int h)
+{
+    const unsigned warp_n = (tid / 32) % WARPS_N, lane_n = (tid % 32 / 8) * 2 + tid % 2;
+    return warp_n * WARP_N + lane_n * 4 + h * (LANES_N * 4);
+}
+/* ==== End of the shared-memory layout ======================================================= */
+
+#ifndef SGEMM_LAYOUT_ONLY
+
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+/* p[0..3] as one 16-byte load when `vec` allows it and all four floats exist (count >= 4);
+ * otherwise one load per float that exists (i < count), 0.0f for the rest (count <= 0: p is
+ * never dereferenced). `vec` is the same for every thread (chosen at launch) and count < 4
+ * happens only at the matrix edges, so almost every thread takes the 16-byte side. */
+static __device__ __forceinline__ float4 load4(const float *p, int count, int vec)
+{
+    if (vec && count >= 4)
+        return *(const float4 *)p;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (count > 0)
+        v.x = p[0];
+    if (count > 1)
+        v.y = p[1];
+    if (count > 2)
+        v.z = p[2];
+    if (count > 3)
+        v.w = p[3];
+    return v;
+}
+
+/* This thread's float4 of A or B for one K tile, through the texture `tex` when the launcher
+ * bound one (tex != 0) and `tex_ok` says the fetch needs no bounds test; otherwise rung 09's
+ * load4(). A texture fetch outside the texture returns zeros and never faults; the texel
+ * index is the float offset / 4 (offsets of texture-bound operands are multiples of 4). */
+static __device__ __forceinline__ float4 fetch4(cudaTextureObject_t tex, int tex_ok,
+                                                const float *base, unsigned off, int count, int vec)
+{
+    if (tex && tex_ok)
+        return tex1Dfetch<float4>(tex, (int)(off / 4));
+    return load4(base + off, count, vec);
+}
+
+/* row[first .. first+3] := alpha*acc + beta*row[...] for the floats that exist (i < count);
+ * beta == 0 never reads C. One 16-byte store (and load) when `vec` allows it and all four
+ * exist, else one float at a time. */
+static __device__ __forceinline__ void store4(float *row, int first, int count, int vec, float4 acc,
+                                              float alpha, float beta)
+{
+    if (vec && count >= 4) {
+        float4 *c = (float4 *)(row + first);
+        if (beta == 0.0f) {
+            *c = make_float4(alpha * acc.x, alpha * acc.y, alpha * acc.z, alpha * acc.w);
+        } else {
+            const float4 old = *c;
+            *c = make_float4(alpha * acc.x + beta * old.x, alpha * acc.y + beta * old.y,
+                             alpha * acc.z + beta * old.z, alpha * acc.w + beta * old.w);
+        }
+        return;
+    }
+    const float v[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (j < count) {
+            float *c = &row[first + j];
+            *c = (beta == 0.0f) ? alpha * v[j] : alpha * v[j] + beta * *c;
+        }
+    }
+}
+
+/* Four floats of a tile in shared memory; the offset is a multiple of 4 (16-byte aligned). */
+static __device__ __forceinline__ float4 lds4(const float *tile, int offset)
+{
+    return *(const float4 *)&tile[offset];
+}
+
+/* Registers -> shared memory, into one buffer: this thread's float4 of B as one STS.128, and
+ * its float4 of A, k .. k+3 of one row m, transposed: four scalar stores into four rows of
+ * the A tile, (k+j, m) = (k, m) + j*BM (the layout keeps that true; tests/test_banks.c
+ * checks it). */
+static __device__ __forceinline__ void store_tiles(float *a_buf, float *b_buf, float4 a_ld,
+                                                   float4 b_ld, unsigned tid)
+{
+    float *a_dst = &a_buf[a_tile_offset(a_load_col(tid), a_load_row(tid))];
+    a_dst[0 * BM] = a_ld.x;
+    a_dst[1 * BM] = a_ld.y;
+    a_dst[2 * BM] = a_ld.z;
+    a_dst[3 * BM] = a_ld.w;
+    *(float4 *)&b_buf[b_tile_offset(b_load_row(tid), b_load_col(tid))] = b_ld;
+}
+
+/* Shared memory -> registers: the thread's 8 rows of A and 8 cols of B at step k of one
+ * buffer, two LDS.128 each. */
+static __device__ __forceinline__ void load_frags(float frag_a[TM], float frag_b[TN],
+                                                  const float *a_buf, const float *b_buf, int k,
+                                                  unsigned tid)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float4 a4 = lds4(a_buf, a_tile_offset(k, frag_a_row(tid, h)));
+        const float4 b4 = lds4(b_buf, b_tile_offset(k, frag_b_col(tid, h)));
+        frag_a[4 * h + 0] = a4.x;
+        frag_a[4 * h + 1] = a4.y;
+        frag_a[4 * h + 2] = a4.z;
+        frag_a[4 * h + 3] = a4.w;
+        frag_b[4 * h + 0] = b4.x;
+        frag_b[4 * h + 1] = b4.y;
+        frag_b[4 * h + 2] = b4.z;
+        frag_b[4 * h + 3] = b4.w;
+    }
+}
+
+/* __launch_bounds__(THREADS, 2): two blocks per SM, so ptxas must fit a thread in
+ * 65536 / (2 * 256) = 128 registers. */
+__global__ void __launch_bounds__(THREADS, 2)
+    sgemm_texld(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c,
+                cudaTextureObject_t tex_a, cudaTextureObject_t tex_b)
+{
+    /* Two buffers of each tile: the block computes from one while the other is refilled.
+     * a_tile holds A transposed (k-major); 16-byte alignment makes every float4 access legal. */
+    __shared__ __align__(16) float a_tile[2][BK * BM];
+    __shared__ __align__(16) float b_tile[2][BK * BN];
+
+    const unsigned tid = threadIdx.x;
+    const int block_row0 = blockIdx.y * BM;
+    const int block_col0 = blockIdx.x * BN;
+
+    /* Copy-in sources, as offsets in floats from A and B, moved one tile along K per fetch.
+     * They are 32-bit: a 64-bit pointer costs two registers, and this rung has none to spare
+     * (see the header). A float outside A or B is counted out (count <= 0) and never read.
+     * Offsets that are read lie inside an operand, so below 2^31. A row of A beyond M takes
+     * row M's offset, past the end of A: the texture returns zeros there, and load4() reads
+     * nothing (count 0). The offset of a row of B beyond K may wrap (unsigned, so defined);
+     * it is counted out and never fetched through the texture. */
+    const int a_row = block_row0 + a_load_row(tid);
+    unsigned a_off = (unsigned)(a_row < M ? a_row : M) * (unsigned)lda + a_load_col(tid);
+    const int a_k_left = (a_row < M) ? K - a_load_col(tid) : 0; /* floats of A from a_off on */
+    const int b_col = block_col0 + b_load_col(tid);
+    unsigned b_off = (unsigned)b_load_row(tid) * (unsigned)ldb + (unsigned)b_col;
+    const int b_k_left = K - b_load_row(tid); /* rows of B from b_off down */
+    const int b_n_left = N - b_col;           /* floats of B's row from b_off on */
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+    /* Two sets of fragments: step k computes with set k % 2 while set (k+1) % 2 is loaded. */
+    float frag_a[2][TM], frag_b[2][TN];
+
+    /* Prologue: tile 0 into buffer 0, then the fragments of its step k = 0. Floats outside A
+     * or B become 0.0f, so the math needs no bounds checks. A full tile (BK floats of K left)
+     * goes through the textures: rows of A beyond M read zeros past the texture's end, rows of
+     * B are all inside K. Only B's float4s that cross N take load4(): the last of them may
+     * cross the end of B, where a texture fetch would return zeros for floats that exist. */
+    const int b_tex_ok = (b_n_left >= 4);
+    float4 a_ld = fetch4(tex_a, BK <= K, A, a_off, a_k_left, vec_a);
+    float4 b_ld =
+        fetch4(tex_b, BK <= K && b_tex_ok, B, b_off, (b_k_left > 0) ? b_n_left : 0, vec_b);
+    store_tiles(a_tile[0], b_tile[0], a_ld, b_ld, tid);
+    __syncthreads();
+    load_frags(frag_a[0], frag_b[0], a_tile[0], b_tile[0], 0, tid);
+
+    const int tiles = (K + BK - 1) / BK;
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t % 2; /* the buffer this iteration computes from */
+        const int has_next = (t + 1 < tiles);
+
+        /* Global -> registers for tile t+1, issued now: the loads are in flight during the
+         * 512 FMAs below, and land in shared memory only after them. */
+        if (has_next) {
+            const int k0 = (t + 1) * BK;
+            a_off += BK;
+            b_off += BK * (unsigned)ldb;
+            const int full = (k0 + BK <= K); /* false only for a last, partial tile */
+            a_ld = fetch4(tex_a, full, A, a_off, a_k_left - k0, vec_a);
+            b_ld = fetch4(tex_b, full && b_tex_ok, B, b_off, (b_k_left - k0 > 0) ? b_n_left : 0,
+                          vec_b);
+        }
+
+        /* Tile t, one outer product per k; the fragments of step k+1 load during step k. */
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK)
+                load_frags(frag_a[(k + 1) % 2], frag_b[(k + 1) % 2], a_tile[cur], b_tile[cur],
+                           k + 1, tid);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += frag_a[k % 2][i] * frag_b[k % 2][j];
+        }
+
+        /* Registers -> the other buffer, then one barrier. It is safe to overwrite buffer
+         * cur^1 without a barrier before: it was last read in iteration t-1, and every thread
+         * passed iteration t-1's barrier after those reads. The barrier below makes tile t+1
+         * visible before anyone reads it, and nobody writes buffer cur again before passing
+         * it, i.e. before every thread is done with tile t. */
+        if (has_next) {
+            store_tiles(a_tile[cur ^ 1], b_tile[cur ^ 1], a_ld, b_ld, tid);
+            __syncthreads();
+            load_frags(frag_a[0], frag_b[0], a_tile[cur ^ 1], b_tile[cur ^ 1], 0, tid);
+        }
+    }
+
+    /* Epilogue: acc[4*hm + i][4*hn + j] is C(row0(hm) + i, col0(hn) + j). Each row of four is
+     * one 16-byte store (and, for beta != 0, one 16-byte load); rows outside C are skipped. */
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = block_row0 + frag_a_row(tid, i / 4) + i % 4;
+        if (row < M) {
+            float *c_row = C + (size_t)row * ldc;
+#pragma unroll
+            for (int hn = 0; hn < 2; ++hn) {
+                const int col = block_col0 + frag_b_col(tid, hn);
+                const float4 acc4 = make_float4(acc[i][4 * hn + 0], acc[i][4 * hn + 1],
+                                                acc[i][4 * hn + 2], acc[i][4 * hn + 3]);
+                store4(c_row, col, N - col, vec_c, acc4, alpha, beta);
+            }
+        }
+    }
+}
+
+static int ceil_div(int a, int b)
+{
+    return (a + b - 1) / b;
+}
+
+/* ---- Texture objects --------------------------------------------------------------------------
+ * A texture object must outlive every kernel that fetches through it: destroying one while
+ * such a kernel may still be queued is undefined behaviour (CUDA runtime API reference,
+ * cudaDestroyTextureObject).  This launcher never synchronizes, so it cannot destroy an
+ * object right after its launch.  Instead the objects live in a small cache keyed by
+ * (device, base pointer, size), reused by later calls on the same operand.  Each entry
+ * records an event after every launch that uses it; when the cache is full, an entry whose
+ * event has completed (cudaEventQuery, which does not wait) is destroyed and its slot reused.
+ * If every entry is still in use, the call takes the plain-load path (rung 09's loads, still
+ * correct).  At most TEX_CACHE_SIZE objects exist at any time; the rest is released with the
+ * CUDA context at exit.  One mutex covers the cache, from lookup to the recording of the
+ * events, so concurrent host threads cannot evict an object between its lookup and launch. */
+#define TEX_CACHE_SIZE 16
+
+struct tex_entry {
+    int used;          /* the slot holds a texture object */
+    int device;        /* the device of the object and of the event */
+    const float *base; /* the operand: its first float ... */
+    size_t texels;     /* ... and the float4 texels the object covers */
+    cudaTextureObject_t tex;
+    cudaEvent_t last_use; /* recorded after every launch that fetches through tex */
+    int has_event;        /* last_use exists ... */
+    int event_device;     /* ... and belongs to this device */
+};
+
+static struct tex_entry tex_cache[TEX_CACHE_SIZE];
+static pthread_mutex_t tex_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* With tex_cache_lock held: sets *slot to the cache slot of a texture of `texels` float4s at
+ * `base` on `device`, creating the object if needed, or to -1 when the operand cannot be a
+ * 1-D linear texture (a base not aligned to cudaDevAttrTextureAlignment, stricter than a
+ * float4 load's 16 bytes; more texels than cudaDeviceGetTexture1DLinearMaxWidth allows)
+ * or when no slot can be had.  `keep` is a slot this call
+ * already uses, never evicted.  Returns the error of a failed CUDA call. */
+static cudaError_t tex_slot(const float *base, size_t texels, int device, int keep, int *slot)
+{
+    *slot = -1;
+    int free_slot = -1;
+    for (int i = 0; i < TEX_CACHE_SIZE; ++i) {
+        const struct tex_entry *e = &tex_cache[i];
+        if (e->used && e->device == device && e->base == base && e->texels == texels) {
+            *slot = i;
+            return cudaSuccess;
+        }
+        if (!e->used && free_slot < 0)
+            free_slot = i;
+    }
+
+    int alignment = 0;
+    size_t max_texels = 0;
+    const cudaChannelFormatDesc format =
+        cudaCreateChannelDesc(32, 32, 32, 32, cudaChannelFormatKindFloat); /* float4 */
+    cudaError_t err = cudaDeviceGetAttribute(&alignment, cudaDevAttrTextureAlignment, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetTexture1DLinearMaxWidth(&max_texels, &format, device);
+    if (err != cudaSuccess)
+        return err;
+    if (alignment <= 0 || (uintptr_t)base % (uintptr_t)alignment != 0 || texels < 1 ||
+        texels > max_texels)
+        return cudaSuccess;
+
+    /* Cache full: evict an object of this device whose last launch has finished. */
+    for (int i = 0; free_slot < 0 && i < TEX_CACHE_SIZE; ++i) {
+        struct tex_entry *e = &tex_cache[i];
+        if (i != keep && e->device == device && cudaEventQuery(e->last_use) == cudaSuccess) {
+            err = cudaDestroyTextureObject(e->tex);
+            if (err != cudaSuccess)
+                return err;
+            e->used = 0;
+            free_slot = i;
+        }
+    }
+    /* "Not ready" is an answer, not an error: make sure it cannot surface as one later. */
+    if (cudaPeekAtLastError() == cudaErrorNotReady)
+        (void)cudaGetLastError();
+    if (free_slot < 0)
+        return cudaSuccess;
+
+    struct tex_entry *e = &tex_cache[free_slot];
+    if (e->has_event && e->event_device != device) {
+        err = cudaEventDestroy(e->last_use);
+        if (err != cudaSuccess)
+            return err;
+        e->has_event = 0;
+    }
+    if (!e->has_event) {
+        err = cudaEventCreateWithFlags(&e->last_use, cudaEventDisableTiming);
+        if (err != cudaSuccess)
+            return err;
+        e->has_event = 1;
+        e->event_device = device;
+    }
+    struct cudaResourceDesc res;
+    memset(&res, 0, sizeof res);
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = (void *)base;
+    res.res.linear.desc = format;
+    res.res.linear.sizeInBytes = texels * sizeof(float4);
+    struct cudaTextureDesc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.readMode = cudaReadModeElementType; /* the floats as stored */
+    desc.normalizedCoords = 0;               /* integer texel indices */
+    err = cudaCreateTextureObject(&e->tex, &res, &desc, NULL);
+    if (err != cudaSuccess)
+        return err;
+    e->used = 1;
+    e->device = device;
+    e->base = base;
+    e->texels = texels;
+    *slot = free_slot;
+    return cudaSuccess;
+}
+
+/* One launch of the kernel on rows [0, rows) of a_slab, with textures when both operands
+ * can have one (want_tex), under the cache lock. */
+static cudaError_t launch_slab(int rows, int N, int K, float alpha, const float *a_slab, int lda,
+                               const float *B, int ldb, float beta, float *c_slab, int ldc,
+                               int vec_a, int vec_b, int vec_c, int want_tex, cudaStream_t stream)
+{
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+
+    pthread_mutex_lock(&tex_cache_lock);
+    int a_slot = -1, b_slot = -1;
+    if (want_tex) {
+        /* A texture covers the operand's whole float4s, floor(span / 4), never a float past
+         * its end; span = (rows-1)*ld + cols floats. */
+        err = tex_slot(B, ((size_t)(K - 1) * ldb + N) / 4, device, -1, &b_slot);
+        if (err == cudaSuccess && b_slot >= 0)
+            err = tex_slot(a_slab, ((size_t)(rows - 1) * lda + K) / 4, device, b_slot, &a_slot);
+    }
+    if (err == cudaSuccess) {
+        const int tex = (a_slot >= 0 && b_slot >= 0); /* both through textures, or neither */
+        const dim3 grid(ceil_div(N, BN), ceil_div(rows, BM));
+        sgemm_texld<<<grid, THREADS, 0, stream>>>(
+            rows, N, K, alpha, a_slab, lda, B, ldb, beta, c_slab, ldc, vec_a, vec_b, vec_c,
+            tex ? tex_cache[a_slot].tex : 0, tex ? tex_cache[b_slot].tex : 0);
+        err = cudaGetLastError();
+        if (err == cudaSuccess && tex)
+            err = cudaEventRecord(tex_cache[a_slot].last_use, stream);
+        if (err == cudaSuccess && tex)
+            err = cudaEventRecord(tex_cache[b_slot].last_use, stream);
+    }
+    pthread_mutex_unlock(&tex_cache_lock);
+    return err;
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
+    if (err != cudaSuccess || done)
+        return err;
+
+    /* 16-byte accesses need a 16-byte aligned base and rows a multiple of 4 floats apart;
+     * otherwise the kernel reads (writes) that operand one float at a time. A slab's base,
+     * A + row0*lda, keeps A's alignment when lda % 4 == 0. Textures need the same, a
+     * texture-aligned base (checked in tex_slot), and at least one full K tile to be of use. */
+    const int vec_a = (lda % 4 == 0) && sgemm_aligned16(A);
+    const int vec_b = (ldb % 4 == 0) && sgemm_aligned16(B);
+    const int vec_c = (ldc % 4 == 0) && sgemm_aligned16(C);
+    const int want_tex = vec_a && vec_b && K >= BK;
+
+    /* gridDim.y is capped at 65535: taller matrices run as slabs of rows. */
+    const int slab_rows = SGEMM_MAX_GRID_Y * BM;
+    for (int row0 = 0; row0 < M; row0 += slab_rows) {
+        const int rows = (M - row0 < slab_rows) ? M - row0 : slab_rows;
+        err = launch_slab(rows, N, K, alpha, A + (size_t)row0 * lda, lda, B, ldb, beta,
+                          C + (size_t)row0 * ldc, ldc, vec_a, vec_b, vec_c, want_tex, stream);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+extern "C" const struct step step_10 = {
+    10, "texld", "texture loads: A and B fetched through 1-D texture objects", 0, launch,
+};
+
+#endif /* SGEMM_LAYOUT_ONLY */
