@@ -107,8 +107,11 @@ run: $(STEP_BIN)
 	$(STEP_BIN) $(ARGS)
 
 # ---- tests
-TEST_SRCS := $(filter-out tests/test_banks.c,$(wildcard tests/test_*.c))
+TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+# The bank-conflict test includes the rungs' own shared-memory layout functions.
+$(BUILD)/tests/test_banks: tests/banks_rung.h $(wildcard steps/0[5-9]_*.cu steps/1[0-9]_*.cu)
 
 $(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) | deps
 	@mkdir -p $(@D)

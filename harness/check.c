@@ -202,8 +202,7 @@ static int run_case(const struct step *st, const struct check_case *c, cublasHan
     return ok;
 }
 
-int run_check_matrix(const struct step *st, cublasHandle_t h, cudaStream_t stream, uint64_t seed,
-                     int quiet)
+int run_check_matrix(const struct step *st, cublasHandle_t h, cudaStream_t stream, uint64_t seed)
 {
     static struct check_case cases[CHECK_MATRIX_MAX];
     const int count = check_matrix(cases, CHECK_MATRIX_MAX);

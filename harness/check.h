@@ -9,8 +9,7 @@
 #include "args.h"
 
 /* Runs every case of the check matrix; prints failures and a summary. Returns failures. */
-int run_check_matrix(const struct step *st, cublasHandle_t h, cudaStream_t stream, uint64_t seed,
-                     int quiet);
+int run_check_matrix(const struct step *st, cublasHandle_t h, cudaStream_t stream, uint64_t seed);
 
 /* Checks the given shapes (exact and random inputs, three scalar pairs). Returns failures. */
 int run_shape_checks(const struct step *st, const struct shape *shapes, int nshapes,

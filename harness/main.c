@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     int failures = 0;
 
     if (o.check)
-        failures += run_check_matrix(st, h, stream, seed, o.quiet);
+        failures += run_check_matrix(st, h, stream, seed);
     if (!o.time && o.nshapes > 0)
         failures += run_shape_checks(st, o.shapes, o.nshapes, h, stream, seed, o.quiet);
 
