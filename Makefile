@@ -55,7 +55,8 @@ ifdef step
   ifeq ($(step),cublas)
     NN := cublas
   else
-    NN := $(shell printf '%02d' '$(step)' 2>/dev/null)
+    # expr reads 08 and 09 as decimal (printf alone takes a leading 0 as octal)
+    NN := $(shell n=$$(expr '$(step)' + 0 2>/dev/null) && printf '%02d' "$$n")
     STEP_SRC := $(wildcard steps/$(NN)_*.cu)
     ifeq ($(STEP_SRC),)
       $(error step=$(step): no rung steps/$(NN)_*.cu (rungs: $(STEP_NUMS)))

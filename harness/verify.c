@@ -61,7 +61,7 @@ void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, 
             const float c0_ij = (c0 && beta != 0.0f) ? c0[(size_t)i * ld0 + j] : 0.0f;
             const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij, tol);
             const double err = fabs((double)got - want);
-            /* written as !(err <= bound) so that a NaN fails */
+            /* a NaN makes err <= bound false, so it fails */
             const int ok = !isnan(want) && (err <= bound);
             if (ok && bound > 0.0 && err / bound > r->max_ratio)
                 r->max_ratio = err / bound;

@@ -468,7 +468,7 @@ do_profile() {
     "$ncu" --clock-control none --print-units base --csv --log-file "$log" \
         --metrics "$NCU_METRICS" -k "regex:$regex" \
         --launch-skip "${NCU_SKIP:-1}" --launch-count "$([[ $label == cublas ]] && echo 8 || echo "${NCU_COUNT:-1}")" \
-        "$bin" --device "$DEVICE" --no-check --sizes "${PROFILE_SIZE:-4096}" --reps 3 >/dev/null || rc=$?
+        "$bin" --device "$DEVICE" --no-check --sizes "${PROFILE_SIZE:-4096}" --reps 3 --power 0 >/dev/null || rc=$?
     if grep -q 'ERR_NVGPUCTRPERM' "$log"; then
         rm -f "$log"
         die "ncu lacks permission for the GPU performance counters (ERR_NVGPUCTRPERM): run as root, or load nvidia with NVreg_RestrictProfilingToAdminUsers=0"
