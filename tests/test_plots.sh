@@ -16,19 +16,28 @@ readonly WANT_W=1280 WANT_H=800 # scripts/plots.sh PLOT_W, PLOT_H
 # shellcheck source=tests/lib/assert.sh
 source "$ROOT/tests/lib/assert.sh"
 
+# PLOTS_OPTIONAL=1 (set for a lent GPU machine, which has no gnuplot and no package
+# registry: plots are drawn where the CSV is brought back) turns a missing gnuplot into a
+# visible skip (exit 77) instead of a failure.  CI never sets it.
+no_gnuplot() {
+    echo "$1" >&2
+    if [[ ${PLOTS_OPTIONAL:-0} == 1 ]]; then
+        echo "SKIP: no gnuplot here (PLOTS_OPTIONAL=1): the plot test runs where gnuplot can be installed"
+        exit 77
+    fi
+    exit 1
+}
+
 ensure_gnuplot() {
     command -v gnuplot >/dev/null 2>&1 && return 0
     if ((EUID != 0)); then
-        echo "gnuplot is missing; install it with: apt-get install -y gnuplot-nox" >&2
-        exit 1
+        no_gnuplot "gnuplot is missing; install it with: apt-get install -y gnuplot-nox"
     fi
     echo "installing gnuplot-nox" >&2
     if ! DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1; then
         apt-get update >/dev/null 2>&1 || true
-        DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1 || {
-            echo "could not install gnuplot; run: apt-get install -y gnuplot-nox" >&2
-            exit 1
-        }
+        DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1 ||
+            no_gnuplot "could not install gnuplot; run: apt-get install -y gnuplot-nox"
     fi
 }
 
