@@ -49,7 +49,8 @@
  *
  * Expected speed (written before measuring): 0.58-0.64x cuBLAS at 4096, about 1.03x rung 05:
  * the K loop issues 9% fewer instructions, but shared memory, still 2-way on B, sets the pace
- * as in rung 05, and each tile's loads are still waited for between two barriers.  Measured: results/NOTES.md.
+ * as in rung 05, and each tile's loads are still waited for between two barriers.
+ * Measured: results/NOTES.md.
  *
  * Resources (ptxas -v, sm_90): 107 registers, 8192 bytes smem, 0 spills; two blocks (16 warps)
  * per SM, as in rung 05 whose 128 registers sat exactly on that limit.

@@ -29,7 +29,7 @@
  *        so t and t+4 read the same 4 banks: 2-way.
  *     Fix: feed bit 5 into the fixed bit 2:  n' = n ^ ((n & 32) >> 3).
  *     Now t and t+4 read opposite halves of their group of 8 banks: 8 float4s, 32 banks.
- *     The store of B (lanes 8q .. 8q+7 write n = 32q' .. 32q'+31, one value of bit 5) only
+ *     The store of B (lanes 8q .. 8q+7 write n = 32q .. 32q+31, one value of bit 5) only
  *     sees its 8 float4s permuted among themselves: still 32 banks.
  *
  *   Result (tests/test_banks.c replays every warp): all four accesses, the A store, the

@@ -7,9 +7,9 @@
  *
  *   rung 07: thread t owns the 8x8 patch at rows 8*(t/16), cols 8*(t%16).  A warp is two
  *            rows of 16 threads: a 16 x 128 strip of C.
- *   rung 08: the 8 warps form a 4 x 2 grid of 32 x 64 warp tiles, the 32 lanes a 4 x 8 grid
- *            inside one (lane_m, lane_n), and each thread owns FOUR 4x4 sub-tiles, 16 rows
- *            and 32 cols apart:
+ *   rung 08: the 8 warps form a 4 x 2 grid of 32 x 64 warp tiles; inside one, the 32 lanes
+ *            form a 4 x 8 grid (lane_m, lane_n), and each thread owns FOUR 4x4 sub-tiles,
+ *            16 rows and 32 cols apart:
  *
  *                     <---------- 64 cols of one warp ---------->
  *                     lane_n: 0  1  2  3  4  5  6  7 | 0  1  2 ... 7

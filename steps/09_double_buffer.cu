@@ -16,16 +16,27 @@
  *     waits for a shared-memory load.  The first set of the next tile is loaded right after
  *     the barrier.
  *   - one barrier per K tile instead of two.
+ *   - every iteration is the same code: the last one, which has no tile t+1, fetches its own
+ *     tile again (in bounds, and never used) instead of every iteration testing "is there a
+ *     next tile?" around its loads and its store.  That costs one extra tile of loads per
+ *     block, and leaves the compiler one straight run of code to schedule per tile.
+ *   - the loop is unrolled by two (#pragma unroll 2), so that in each copy of the body the
+ *     buffer numbers are constants and every shared-memory address is a register plus an
+ *     immediate.
+ *   The last two are not needed for correctness; they are what made the loop fast (H200,
+ *   4096: 0.81x cuBLAS with neither, 0.85x with the unrolling alone, 0.92x with the uniform
+ *   loop alone, 0.94x with both; results/notes/step_09.md).
  *
  * Why one barrier is enough (the race this design must not have)
- *   Iteration t reads only buffer t%2 and writes only buffer (t+1)%2, after its math.
- *   (1) Write-after-read: buffer (t+1)%2 was last read in iteration t-1, before that
- *       iteration's barrier; a thread writing it in iteration t has passed that barrier, so
- *       every thread has finished those reads.
+ *   Iteration t computes from buffer t%2 and writes only buffer (t+1)%2, after its math.
+ *   (1) Write-after-read: buffer (t+1)%2 is buffer (t-1)%2, last read by iteration t-1's
+ *       math, before that iteration's barrier; a thread writing it in iteration t has passed
+ *       that barrier, so every thread has finished those reads.
  *   (2) Read-after-write: tile t+1 is written before iteration t's barrier and first read
  *       after it (the k = 0 fragments), by every thread.
- *   The last tile stores nothing and needs no barrier; the epilogue does not touch shared
- *   memory.  All barriers are reached by every thread (the conditions are uniform).
+ *   The last iteration's store and barrier change nothing: the same argument holds, and the
+ *   epilogue does not touch shared memory.  Every barrier is reached by every thread: the
+ *   trip count depends only on K.
  *
  * Why the hardware rewards it
  *   A global load takes several hundred cycles.  In rung 08 every warp waited for it between
@@ -33,18 +44,27 @@
  *   meanwhile.  Now the loads for tile t+1 are in flight during tile t's 512 FMAs per thread
  *   and have landed before the registers are stored.  Inside a tile, the register double
  *   buffer gives each LDS.128 a whole k step (64 FMAs) to arrive.
+ *   Half of the barriers are gone, and with them half of the moments where a block's eight
+ *   warps wait for the slowest one.  What the last two changes buy shows in the issue
+ *   rate (ncu, 4096): 0.85 instructions per cycle per scheduler instead of 0.76, mostly
+ *   fewer "dispatch" stalls (0.52 cycles per instruction instead of 0.82).  Those track
+ *   the FFMAs whose three source registers sit in one register bank (43 per tile in the
+ *   first version, none now): which registers ptxas picks at the 128 limit is part of the
+ *   speed of this rung.
  *
  * The register budget: 128, the occupancy cliff
  *   An SM has 65536 registers.  Two blocks of 256 threads (16 warps) fit only if a thread
  *   uses at most 65536 / 512 = 128; at 129 the SM holds one block, 8 warps, and half the
  *   latency hiding is gone.  The payload alone is 64 accumulators + 2 x 16 fragments + 8
  *   staged floats = 104 registers, leaving 24 for addresses, counters and predicates.
- *   Unbounded, ptxas takes 128 on sm_90 but 134 on sm_75 and sm_80, so the kernel says
- *   __launch_bounds__(THREADS, 2) and every build must fit in 128.  With 64-bit source
- *   pointers sm_75 and sm_80 then spilled 12 bytes, so the copy-in sources became 32-bit
- *   offsets from A and B (one register each instead of two): 127-128 registers on every
- *   architecture, no spills.
- *   Shared memory is no limit: 2 x 16 KB per SM.
+ *   Unbounded, ptxas takes up to 145, so the kernel says __launch_bounds__(THREADS, 2) and
+ *   every build must fit in 128 (measured on the first version: one block of 145 registers
+ *   per SM ran 1% slower than two of 128).  With 64-bit source pointers sm_75 and sm_80
+ *   spilled, so the copy-in sources are 32-bit offsets from A and B (one register each
+ *   instead of two).  At this limit ptxas trades registers for instructions: in the first
+ *   version of this rung it recomputed the two buffers' addresses every tile, about 20
+ *   instructions per tile - the reason for the unrolling above.  Shared memory is no limit:
+ *   2 x 16 KB per SM.
  *
  * Bank conflicts (tests/test_banks.c): none, as rung 08 (each buffer starts a multiple of
  * 128 bytes after the other, so both have the same banks).
@@ -55,12 +75,14 @@
  *
  * Expected speed (written before measuring): 0.85-0.92x cuBLAS at 4096, about 1.2x rung 08.
  * Seed 000's kernel of this design ran at 0.88x at 2048 on this GPU (ANCHORS.md; its results
- * were wrong there, so the figure shows what the design can reach, no more).  The K loop issues
- * about 600 instructions per tile on the fast path, 512 of them FFMA (85%).  Measured:
- * results/NOTES.md.
+ * were wrong there, so the figure shows what the design can reach, no more).  The first
+ * version (a rolled loop that tested for a next tile) measured 0.81x; this one, predicted at
+ * 0.85x before its run, measured 0.943x at 4096 (0.945x at 2048, 0.951x at 8192; H200,
+ * results/notes/step_09.md).
  *
- * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 127-128
- * registers, 0 spills).
+ * Resources (ptxas -v, sm_90): 127 registers, 16384 bytes smem, 0 spills (sm_75/80: 127,
+ * sm_86/89: 128, 0 spills).  The K loop is 1226 instructions per two tiles, 1024 of them FFMA;
+ * on 16-byte-aligned operands 585 run per tile and warp (ncu), 87% of them FFMA.
  */
 #define BM      128 /* rows of the C tile (and of the A tile) one block computes */
 #define BN      128 /* cols of the C tile (and of the B tile) one block computes */
@@ -234,6 +256,24 @@ static __device__ __forceinline__ void load_frags(float frag_a[TM], float frag_b
     }
 }
 
+/* The math of one K tile from one buffer: one outer product per k. The fragments of step k+1
+ * load during step k; those of step 0 are loaded before the call. */
+static __device__ __forceinline__ void tile_math(float acc[TM][TN], float frag_a[2][TM],
+                                                 float frag_b[2][TN], const float *a_buf,
+                                                 const float *b_buf, unsigned tid)
+{
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK)
+            load_frags(frag_a[(k + 1) % 2], frag_b[(k + 1) % 2], a_buf, b_buf, k + 1, tid);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] += frag_a[k % 2][i] * frag_b[k % 2][j];
+    }
+}
+
 /* __launch_bounds__(THREADS, 2): two blocks per SM, so ptxas must fit a thread in
  * 65536 / (2 * 256) = 128 registers. */
 __global__ void __launch_bounds__(THREADS, 2)
@@ -280,44 +320,37 @@ __global__ void __launch_bounds__(THREADS, 2)
     __syncthreads();
     load_frags(frag_a[0], frag_b[0], a_tile[0], b_tile[0], 0, tid);
 
+    /* Iteration t computes tile t from buffer t % 2 and refills buffer (t+1) % 2 with tile
+     * t+1. The last iteration has no tile t+1: it fetches its own tile again (in bounds, never
+     * used), so that every iteration runs the same code, with no test on the way. */
     const int tiles = (K + BK - 1) / BK;
+    /* Unrolled by two, so that in each copy of the body the buffer numbers cur and cur ^ 1 are
+     * constants: every shared-memory address is then a register the thread keeps plus an
+     * immediate offset. Rolled, the compiler rebuilt both buffers' addresses every tile, at
+     * the 128-register limit. */
+#pragma unroll 2
     for (int t = 0; t < tiles; ++t) {
-        const int cur = t % 2; /* the buffer this iteration computes from */
-        const int has_next = (t + 1 < tiles);
+        const int cur = t % 2;            /* the buffer this iteration computes from */
+        const int next = (t + 1 < tiles); /* 0 on the last tile: fetch tile t again */
+        const int k0 = (t + next) * BK;   /* first k of the tile fetched now */
+        a_off += next ? BK : 0;
+        b_off += next ? BK * (unsigned)ldb : 0;
 
         /* Global -> registers for tile t+1, issued now: the loads are in flight during the
-         * 512 FMAs below, and land in shared memory only after them. */
-        if (has_next) {
-            const int k0 = (t + 1) * BK;
-            a_off += BK;
-            b_off += BK * (unsigned)ldb;
-            a_ld = load4(A + a_off, a_k_left - k0, vec_a);
-            b_ld = load4(B + b_off, (b_k_left - k0 > 0) ? b_n_left : 0, vec_b);
-        }
+         * 512 FMAs of tile t, and land in shared memory only after them. */
+        a_ld = load4(A + a_off, a_k_left - k0, vec_a);
+        b_ld = load4(B + b_off, (b_k_left - k0 > 0) ? b_n_left : 0, vec_b);
 
-        /* Tile t, one outer product per k; the fragments of step k+1 load during step k. */
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k + 1 < BK)
-                load_frags(frag_a[(k + 1) % 2], frag_b[(k + 1) % 2], a_tile[cur], b_tile[cur],
-                           k + 1, tid);
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += frag_a[k % 2][i] * frag_b[k % 2][j];
-        }
+        tile_math(acc, frag_a, frag_b, a_tile[cur], b_tile[cur], tid);
 
         /* Registers -> the other buffer, then one barrier. It is safe to overwrite buffer
          * cur^1 without a barrier before: it was last read in iteration t-1, and every thread
          * passed iteration t-1's barrier after those reads. The barrier below makes tile t+1
          * visible before anyone reads it, and nobody writes buffer cur again before passing
          * it, i.e. before every thread is done with tile t. */
-        if (has_next) {
-            store_tiles(a_tile[cur ^ 1], b_tile[cur ^ 1], a_ld, b_ld, tid);
-            __syncthreads();
-            load_frags(frag_a[0], frag_b[0], a_tile[cur ^ 1], b_tile[cur ^ 1], 0, tid);
-        }
+        store_tiles(a_tile[cur ^ 1], b_tile[cur ^ 1], a_ld, b_ld, tid);
+        __syncthreads();
+        load_frags(frag_a[0], frag_b[0], a_tile[cur ^ 1], b_tile[cur ^ 1], 0, tid);
     }
 
     /* Epilogue: acc[4*hm + i][4*hn + j] is C(row0(hm) + i, col0(hn) + j). Each row of four is

@@ -2,35 +2,43 @@
  * Rung 10 - texture loads: rung 09 with A and B fetched through 1-D texture objects.
  *
  * What changes from rung 09
- *   Only where the global loads come from.  The launcher binds a texture object over A and
- *   one over B (1-D, linear memory, one float4 per texel), and the kernel fetches each full
- *   K tile with tex1Dfetch<float4>() (TLD in SASS) instead of an LDG.128.  Everything from
- *   the registers on - shared memory, the fragments, the FMAs, the write-back - is rung 09.
+ *   Only where the global loads come from, and which blocks test their bounds.  The launcher
+ *   binds a texture object over A and one over B (1-D, linear memory, one float4 per texel),
+ *   and the K loop fetches with tex1Dfetch<float4>() (TLD in SASS) instead of an LDG.128.
+ *   Everything from the registers on - shared memory, the fragments, the FMAs, the barrier,
+ *   the write-back - is rung 09.
  *
  * What the texture buys: a fetch outside the texture returns zeros and never faults
- *   - A row of A beyond M now needs no test: it is given row M's offset, past the end of A,
- *     and fetches zeros (rung 09 counted it out in load4()).
- *   - In a full K tile every row of B is inside K, so a full tile of A and B is fetched
- *     with no bounds test at all.
- *   But a 1-D texture over the whole operand is zero only past its END, not past the end
- *   of a row.  So two cases still take rung 09's load4() (predicated loads):
- *   - the last, partial K tile: a float4 that runs past K would fetch the padding or the
- *     next row of A (or a row of B beyond K), not zeros;
- *   - B's float4s that cross N: the one on B's last row can straddle the end of B, and its
- *     texel, only partly inside B, lies outside the texture (which covers floor(span / 4)
- *     texels, never a float past the end) and would read as zeros where floats exist.
- *   Floats that feed only rows beyond M or columns beyond N never reach C: C is written
- *   only inside M x N.
+ *   So the loads need no bounds test where the texture's own bound is the right one:
+ *   - a row of A beyond M is given row M's offset, past the end of A: it fetches zeros;
+ *   - inside a full K tile every row of B is inside K, and every float4 of A inside K.
+ *   A 1-D texture is zero only past the END of the operand, though, not past the end of a
+ *   row; so two cases still need rung 09's predicated loads (load4()):
+ *   - a last, partial K tile (K % 8 != 0): a float4 past K would fetch the padding or the
+ *     next row, not zeros;
+ *   - a block whose columns cross N: a float4 of B that crosses N reads past its row, and on
+ *     B's last row its texel, partly outside B, lies outside the texture (which covers
+ *     floor(span / 4) texels, never a float past the end) and would read as zeros.
+ *   The K loop is therefore written once and built twice (k_loop(), inlined with fast = 1
+ *   and fast = 0): blocks that meet neither case fetch through the textures with no test at
+ *   all; the others run rung 09's loop.  The choice is per block, so barriers stay uniform.
  *
- * Why the hardware might reward it
- *   Seed 000 measured a small gain from this change (RTX 3090): the loads of a full tile
- *   carry no predicates, and their requests go down the texture path of the SM's L1TEX unit
- *   instead of the load/store path that also serves the 32 LDS.128 per thread per K tile.
- *   It is the smallest step of the ladder; on Hopper it may be within noise.
+ * Why the hardware rewards it
+ *   Seed 000 measured a small gain from this change (RTX 3090) and credits the loads without
+ *   predicates.  On this H200 that is what the counters show too, and the gain is as small:
+ *   the texture copy of the loop issues 572 instructions per tile and warp against rung 09's
+ *   585 (ncu, 4096): no count tests, no branches, no 64-bit address arithmetic around the
+ *   loads, at the same issue rate (0.85 instructions per cycle per scheduler, 82% of issue
+ *   slots).  ptxas also schedules the four TLDs of a pair of tiles at the top of the unrolled
+ *   body, a prefetch deeper than rung 09's, which costs 8 more live registers and about 5
+ *   MOVs per tile to make room.  Nothing here says the texture path beats LDG as such: an
+ *   LDG copy of the same test-free loop (tried for rung 09) ran at 0.92x, below rung 09,
+ *   with the counters of rung 09's first version (dispatch stalls 0.83 cycles per
+ *   instruction; 63 FFMAs per two tiles with all three sources in one register bank).
  *
  * When the textures are used (the launcher decides; otherwise the call is exactly rung 09)
- *   - A and B both qualify for float4 loads (ld % 4 == 0, 16-byte aligned base), and
- *     K >= BK (at least one full tile);
+ *   - A and B both qualify for float4 loads (ld % 4 == 0, 16-byte aligned base), and K is a
+ *     multiple of BK;
  *   - each base is aligned to cudaDevAttrTextureAlignment (typically 512 bytes), as
  *     cudaCreateTextureObject requires for linear memory;
  *   - each operand has at most cudaDeviceGetTexture1DLinearMaxWidth(float4) texels (the
@@ -43,13 +51,17 @@
  *
  * Bank conflicts (tests/test_banks.c): none, the layout is rung 09's.
  *
- * Edges and alignment: as rung 09 for everything the textures do not cover (above).
+ * Edges and alignment: as rung 09 for every block that does not take the textures (above).
  *
  * Expected speed (written before measuring): 0.98-1.03x rung 09, about 0.9x cuBLAS at 4096.
- * Measured: results/NOTES.md.
+ * The first version (textures and predicates mixed in one loop) measured 0.80x, below rung
+ * 09's 0.81x.  This one was predicted at rung 09's speed +-1%; it measured 0.96x against rung
+ * 09's 0.94x at 4096, 1-5% ahead at every size from 1024 to 8192 (H200,
+ * results/notes/step_10.md).
  *
- * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 127-128,
- * 0 spills); four TLD.LZ (1D) in SASS, two in the K loop.
+ * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 128,
+ * 0 spills).  The texture copy of the K loop is 1141 instructions per two tiles, 1024 of
+ * them FFMA (90%), four TLD.LZ among them; rung 09's copy follows it.
  */
 #define BM      128 /* rows of the C tile (and of the A tile) one block computes */
 #define BN      128 /* cols of the C tile (and of the B tile) one block computes */
@@ -158,18 +170,6 @@ static __device__ __forceinline__ float4 load4(const float *p, int count, int ve
     return v;
 }
 
-/* This thread's float4 of A or B for one K tile, through the texture `tex` when the launcher
- * bound one (tex != 0) and `tex_ok` says the fetch needs no bounds test; otherwise rung 09's
- * load4(). A texture fetch outside the texture returns zeros and never faults; the texel
- * index is the float offset / 4 (offsets of texture-bound operands are multiples of 4). */
-static __device__ __forceinline__ float4 fetch4(cudaTextureObject_t tex, int tex_ok,
-                                                const float *base, unsigned off, int count, int vec)
-{
-    if (tex && tex_ok)
-        return tex1Dfetch<float4>(tex, (int)(off / 4));
-    return load4(base + off, count, vec);
-}
-
 /* row[first .. first+3] := alpha*acc + beta*row[...] for the floats that exist (i < count);
  * beta == 0 never reads C. One 16-byte store (and load) when `vec` allows it and all four
  * exist, else one float at a time. */
@@ -239,11 +239,109 @@ static __device__ __forceinline__ void load_frags(float frag_a[TM], float frag_b
     }
 }
 
+/* The math of one K tile from one buffer: one outer product per k. The fragments of step k+1
+ * load during step k; those of step 0 are loaded before the call. */
+static __device__ __forceinline__ void tile_math(float acc[TM][TN], float frag_a[2][TM],
+                                                 float frag_b[2][TN], const float *a_buf,
+                                                 const float *b_buf, unsigned tid)
+{
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK)
+            load_frags(frag_a[(k + 1) % 2], frag_b[(k + 1) % 2], a_buf, b_buf, k + 1, tid);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] += frag_a[k % 2][i] * frag_b[k % 2][j];
+    }
+}
+
+/* The K loop of one block: adds the block's tile of A times B to acc.
+ *
+ * `fast` is a constant, 0 or 1, at each of the two places the kernel calls this function (it
+ * is inlined at both, so the compiler builds two copies of the loop).  With fast = 1 every
+ * load is a texture fetch, tex1Dfetch<float4>(), with no bounds test: the kernel takes that
+ * copy only when the launcher bound textures to A and B and every fetch of the block is either
+ * a whole float4 inside A and B or, for rows of A beyond M, past the end of A's texture, where
+ * it returns zeros.  With fast = 0 the loads go through load4(), which tests the edges and the
+ * alignment: rung 09's loop, unchanged. */
+static __device__ __forceinline__ void k_loop(float acc[TM][TN], float (*a_tile)[BK * BM],
+                                              float (*b_tile)[BK * BN], int M, int N, int K,
+                                              const float *A, int lda, const float *B, int ldb,
+                                              int vec_a, int vec_b, cudaTextureObject_t tex_a,
+                                              cudaTextureObject_t tex_b, int block_row0,
+                                              int block_col0, unsigned tid, const int fast)
+{
+    /* Copy-in sources, as offsets in floats from A and B, moved one tile along K per fetch.
+     * They are 32-bit: a 64-bit pointer costs two registers, and this rung has none to spare
+     * (see rung 09). Offsets that are read lie inside an operand, so below 2^31. A row of A
+     * beyond M takes row M's offset, past the end of A: its texture returns zeros there, and
+     * load4() reads nothing (count 0). The offset of a row of B beyond K may wrap (unsigned,
+     * so defined); it is counted out, and a fast block has no such row. A texel index is the
+     * float offset / 4 (the launcher binds textures only when lda and ldb are multiples of 4). */
+    const int a_row = block_row0 + a_load_row(tid);
+    unsigned a_off = (unsigned)(a_row < M ? a_row : M) * (unsigned)lda + a_load_col(tid);
+    const int a_k_left = (a_row < M) ? K - a_load_col(tid) : 0; /* floats of A from a_off on */
+    const int b_col = block_col0 + b_load_col(tid);
+    unsigned b_off = (unsigned)b_load_row(tid) * (unsigned)ldb + (unsigned)b_col;
+    const int b_k_left = K - b_load_row(tid); /* rows of B from b_off down */
+    const int b_n_left = N - b_col;           /* floats of B's row from b_off on */
+
+    /* Two sets of fragments: step k computes with set k % 2 while set (k+1) % 2 is loaded. */
+    float frag_a[2][TM], frag_b[2][TN];
+
+    /* Prologue: tile 0 into buffer 0, then the fragments of its step k = 0. Floats outside A
+     * or B become 0.0f, so the math needs no bounds checks. */
+    float4 a_ld = fast ? tex1Dfetch<float4>(tex_a, (int)(a_off / 4))
+                       : load4(A + a_off, a_k_left, vec_a);
+    float4 b_ld = fast ? tex1Dfetch<float4>(tex_b, (int)(b_off / 4))
+                       : load4(B + b_off, (b_k_left > 0) ? b_n_left : 0, vec_b);
+    store_tiles(a_tile[0], b_tile[0], a_ld, b_ld, tid);
+    __syncthreads();
+    load_frags(frag_a[0], frag_b[0], a_tile[0], b_tile[0], 0, tid);
+
+    /* Iteration t computes tile t from buffer t % 2 and refills buffer (t+1) % 2 with tile
+     * t+1. The last iteration has no tile t+1: it fetches its own tile again (in bounds, never
+     * used), so that every iteration runs the same code, with no test on the way. */
+    const int tiles = (K + BK - 1) / BK;
+    /* Unrolled by two, so that in each copy of the body the buffer numbers cur and cur ^ 1 are
+     * constants: every shared-memory address is then a register the thread keeps plus an
+     * immediate offset. Rolled, the compiler rebuilt both buffers' addresses every tile, at
+     * the 128-register limit. */
+#pragma unroll 2
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t % 2;            /* the buffer this iteration computes from */
+        const int next = (t + 1 < tiles); /* 0 on the last tile: fetch tile t again */
+        const int k0 = (t + next) * BK;   /* first k of the tile fetched now */
+        a_off += next ? BK : 0;
+        b_off += next ? BK * (unsigned)ldb : 0;
+
+        /* Global -> registers for tile t+1, issued now: the loads are in flight during the
+         * 512 FMAs of tile t, and land in shared memory only after them. */
+        a_ld = fast ? tex1Dfetch<float4>(tex_a, (int)(a_off / 4))
+                    : load4(A + a_off, a_k_left - k0, vec_a);
+        b_ld = fast ? tex1Dfetch<float4>(tex_b, (int)(b_off / 4))
+                    : load4(B + b_off, (b_k_left - k0 > 0) ? b_n_left : 0, vec_b);
+
+        tile_math(acc, frag_a, frag_b, a_tile[cur], b_tile[cur], tid);
+
+        /* Registers -> the other buffer, then one barrier. It is safe to overwrite buffer
+         * cur^1 without a barrier before: it was last read in iteration t-1, and every thread
+         * passed iteration t-1's barrier after those reads. The barrier below makes tile t+1
+         * visible before anyone reads it, and nobody writes buffer cur again before passing
+         * it, i.e. before every thread is done with tile t. */
+        store_tiles(a_tile[cur ^ 1], b_tile[cur ^ 1], a_ld, b_ld, tid);
+        __syncthreads();
+        load_frags(frag_a[0], frag_b[0], a_tile[cur ^ 1], b_tile[cur ^ 1], 0, tid);
+    }
+}
+
 /* __launch_bounds__(THREADS, 2): two blocks per SM, so ptxas must fit a thread in
  * 65536 / (2 * 256) = 128 registers. */
 __global__ void __launch_bounds__(THREADS, 2)
     sgemm_texld(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
-                float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c,
+                float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c, int use_tex,
                 cudaTextureObject_t tex_a, cudaTextureObject_t tex_b)
 {
     /* Two buffers of each tile: the block computes from one while the other is refilled.
@@ -255,84 +353,26 @@ __global__ void __launch_bounds__(THREADS, 2)
     const int block_row0 = blockIdx.y * BM;
     const int block_col0 = blockIdx.x * BN;
 
-    /* Copy-in sources, as offsets in floats from A and B, moved one tile along K per fetch.
-     * They are 32-bit: a 64-bit pointer costs two registers, and this rung has none to spare
-     * (see the header). A float outside A or B is counted out (count <= 0) and never read.
-     * Offsets that are read lie inside an operand, so below 2^31. A row of A beyond M takes
-     * row M's offset, past the end of A: the texture returns zeros there, and load4() reads
-     * nothing (count 0). The offset of a row of B beyond K may wrap (unsigned, so defined);
-     * it is counted out and never fetched through the texture. */
-    const int a_row = block_row0 + a_load_row(tid);
-    unsigned a_off = (unsigned)(a_row < M ? a_row : M) * (unsigned)lda + a_load_col(tid);
-    const int a_k_left = (a_row < M) ? K - a_load_col(tid) : 0; /* floats of A from a_off on */
-    const int b_col = block_col0 + b_load_col(tid);
-    unsigned b_off = (unsigned)b_load_row(tid) * (unsigned)ldb + (unsigned)b_col;
-    const int b_k_left = K - b_load_row(tid); /* rows of B from b_off down */
-    const int b_n_left = N - b_col;           /* floats of B's row from b_off on */
-
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j)
             acc[i][j] = 0.0f;
-    /* Two sets of fragments: step k computes with set k % 2 while set (k+1) % 2 is loaded. */
-    float frag_a[2][TM], frag_b[2][TN];
 
-    /* Prologue: tile 0 into buffer 0, then the fragments of its step k = 0. Floats outside A
-     * or B become 0.0f, so the math needs no bounds checks. A full tile (BK floats of K left)
-     * goes through the textures: rows of A beyond M read zeros past the texture's end, rows of
-     * B are all inside K. Only B's float4s that cross N take load4(): the last of them may
-     * cross the end of B, where a texture fetch would return zeros for floats that exist. */
-    const int b_tex_ok = (b_n_left >= 4);
-    float4 a_ld = fetch4(tex_a, BK <= K, A, a_off, a_k_left, vec_a);
-    float4 b_ld =
-        fetch4(tex_b, BK <= K && b_tex_ok, B, b_off, (b_k_left > 0) ? b_n_left : 0, vec_b);
-    store_tiles(a_tile[0], b_tile[0], a_ld, b_ld, tid);
-    __syncthreads();
-    load_frags(frag_a[0], frag_b[0], a_tile[0], b_tile[0], 0, tid);
-
-    const int tiles = (K + BK - 1) / BK;
-    for (int t = 0; t < tiles; ++t) {
-        const int cur = t % 2; /* the buffer this iteration computes from */
-        const int has_next = (t + 1 < tiles);
-
-        /* Global -> registers for tile t+1, issued now: the loads are in flight during the
-         * 512 FMAs below, and land in shared memory only after them. */
-        if (has_next) {
-            const int k0 = (t + 1) * BK;
-            a_off += BK;
-            b_off += BK * (unsigned)ldb;
-            const int full = (k0 + BK <= K); /* false only for a last, partial tile */
-            a_ld = fetch4(tex_a, full, A, a_off, a_k_left - k0, vec_a);
-            b_ld = fetch4(tex_b, full && b_tex_ok, B, b_off, (b_k_left - k0 > 0) ? b_n_left : 0,
-                          vec_b);
-        }
-
-        /* Tile t, one outer product per k; the fragments of step k+1 load during step k. */
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k + 1 < BK)
-                load_frags(frag_a[(k + 1) % 2], frag_b[(k + 1) % 2], a_tile[cur], b_tile[cur],
-                           k + 1, tid);
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    acc[i][j] += frag_a[k % 2][i] * frag_b[k % 2][j];
-        }
-
-        /* Registers -> the other buffer, then one barrier. It is safe to overwrite buffer
-         * cur^1 without a barrier before: it was last read in iteration t-1, and every thread
-         * passed iteration t-1's barrier after those reads. The barrier below makes tile t+1
-         * visible before anyone reads it, and nobody writes buffer cur again before passing
-         * it, i.e. before every thread is done with tile t. */
-        if (has_next) {
-            store_tiles(a_tile[cur ^ 1], b_tile[cur ^ 1], a_ld, b_ld, tid);
-            __syncthreads();
-            load_frags(frag_a[0], frag_b[0], a_tile[cur ^ 1], b_tile[cur ^ 1], 0, tid);
-        }
-    }
+    /* The textures cover every fetch of this block when the launcher bound them (use_tex: A
+     * and B allow 16-byte loads and have texture-aligned bases), K is a multiple of BK (no
+     * partial tile) and the block's columns are all inside N (no float4 of B crosses N, where
+     * a fetch could read floats past the end of a row). Rows beyond M need no test: their
+     * fetches land past the end of A's texture and return zeros. The condition is the same
+     * for the whole block, so its barriers stay uniform. */
+    const int fast = use_tex && K % BK == 0 && block_col0 + BN <= N;
+    if (fast)
+        k_loop(acc, a_tile, b_tile, M, N, K, A, lda, B, ldb, vec_a, vec_b, tex_a, tex_b,
+               block_row0, block_col0, tid, 1);
+    else
+        k_loop(acc, a_tile, b_tile, M, N, K, A, lda, B, ldb, vec_a, vec_b, tex_a, tex_b,
+               block_row0, block_col0, tid, 0);
 
     /* Epilogue: acc[4*hm + i][4*hn + j] is C(row0(hm) + i, col0(hn) + j). Each row of four is
      * one 16-byte store (and, for beta != 0, one 16-byte load); rows outside C are skipped. */
@@ -368,7 +408,9 @@ static int ceil_div(int a, int b)
  * If every entry is still in use, the call takes the plain-load path (rung 09's loads, still
  * correct).  At most TEX_CACHE_SIZE objects exist at any time; the rest is released with the
  * CUDA context at exit.  One mutex covers the cache, from lookup to the recording of the
- * events, so concurrent host threads cannot evict an object between its lookup and launch. */
+ * events, so concurrent host threads cannot evict an object between its lookup and launch;
+ * a launch on another stream than an entry's last use first waits (on the GPU) for that use,
+ * so an entry's event completes only after every launch that used it. */
 #define TEX_CACHE_SIZE 16
 
 struct tex_entry {
@@ -377,9 +419,10 @@ struct tex_entry {
     const float *base; /* the operand: its first float ... */
     size_t texels;     /* ... and the float4 texels the object covers */
     cudaTextureObject_t tex;
-    cudaEvent_t last_use; /* recorded after every launch that fetches through tex */
-    int has_event;        /* last_use exists ... */
-    int event_device;     /* ... and belongs to this device */
+    cudaEvent_t last_use;     /* recorded after every launch that fetches through tex ... */
+    cudaStream_t last_stream; /* ... on this stream */
+    int has_event;            /* last_use exists ... */
+    int event_device;         /* ... and belongs to this device */
 };
 
 static struct tex_entry tex_cache[TEX_CACHE_SIZE];
@@ -389,8 +432,8 @@ static pthread_mutex_t tex_cache_lock = PTHREAD_MUTEX_INITIALIZER;
  * `base` on `device`, creating the object if needed, or to -1 when the operand cannot be a
  * 1-D linear texture (a base not aligned to cudaDevAttrTextureAlignment, stricter than a
  * float4 load's 16 bytes; more texels than cudaDeviceGetTexture1DLinearMaxWidth allows)
- * or when no slot can be had.  `keep` is a slot this call
- * already uses, never evicted.  Returns the error of a failed CUDA call. */
+ * or when no slot can be had.  `keep` is a slot this call already uses, never evicted.
+ * Returns the error of a failed CUDA call. */
 static cudaError_t tex_slot(const float *base, size_t texels, int device, int keep, int *slot)
 {
     *slot = -1;
@@ -421,7 +464,8 @@ static cudaError_t tex_slot(const float *base, size_t texels, int device, int ke
     /* Cache full: evict an object of this device whose last launch has finished. */
     for (int i = 0; free_slot < 0 && i < TEX_CACHE_SIZE; ++i) {
         struct tex_entry *e = &tex_cache[i];
-        if (i != keep && e->device == device && cudaEventQuery(e->last_use) == cudaSuccess) {
+        if (i != keep && e->used && e->device == device &&
+            cudaEventQuery(e->last_use) == cudaSuccess) {
             err = cudaDestroyTextureObject(e->tex);
             if (err != cudaSuccess)
                 return err;
@@ -490,17 +534,27 @@ static cudaError_t launch_slab(int rows, int N, int K, float alpha, const float 
         if (err == cudaSuccess && b_slot >= 0)
             err = tex_slot(a_slab, ((size_t)(rows - 1) * lda + K) / 4, device, b_slot, &a_slot);
     }
+    const int tex = (err == cudaSuccess && a_slot >= 0 && b_slot >= 0); /* both, or neither */
+    /* An entry's event must complete only after every launch that used it. A launch on another
+     * stream than the entry's last use first waits for that use (on the GPU, not the host). */
+    if (tex && tex_cache[a_slot].last_stream != stream)
+        err = cudaStreamWaitEvent(stream, tex_cache[a_slot].last_use, 0);
+    if (err == cudaSuccess && tex && tex_cache[b_slot].last_stream != stream)
+        err = cudaStreamWaitEvent(stream, tex_cache[b_slot].last_use, 0);
     if (err == cudaSuccess) {
-        const int tex = (a_slot >= 0 && b_slot >= 0); /* both through textures, or neither */
         const dim3 grid(ceil_div(N, BN), ceil_div(rows, BM));
         sgemm_texld<<<grid, THREADS, 0, stream>>>(
-            rows, N, K, alpha, a_slab, lda, B, ldb, beta, c_slab, ldc, vec_a, vec_b, vec_c,
+            rows, N, K, alpha, a_slab, lda, B, ldb, beta, c_slab, ldc, vec_a, vec_b, vec_c, tex,
             tex ? tex_cache[a_slot].tex : 0, tex ? tex_cache[b_slot].tex : 0);
         err = cudaGetLastError();
         if (err == cudaSuccess && tex)
             err = cudaEventRecord(tex_cache[a_slot].last_use, stream);
         if (err == cudaSuccess && tex)
             err = cudaEventRecord(tex_cache[b_slot].last_use, stream);
+        if (err == cudaSuccess && tex) {
+            tex_cache[a_slot].last_stream = stream;
+            tex_cache[b_slot].last_stream = stream;
+        }
     }
     pthread_mutex_unlock(&tex_cache_lock);
     return err;
@@ -516,12 +570,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
     /* 16-byte accesses need a 16-byte aligned base and rows a multiple of 4 floats apart;
      * otherwise the kernel reads (writes) that operand one float at a time. A slab's base,
-     * A + row0*lda, keeps A's alignment when lda % 4 == 0. Textures need the same, a
-     * texture-aligned base (checked in tex_slot), and at least one full K tile to be of use. */
+     * A + row0*lda, keeps A's alignment when lda % 4 == 0. Textures need the same and a
+     * texture-aligned base (checked in tex_slot); the kernel fetches through them only when
+     * K is a multiple of BK (see the kernel), so otherwise none are bound. */
     const int vec_a = (lda % 4 == 0) && sgemm_aligned16(A);
     const int vec_b = (ldb % 4 == 0) && sgemm_aligned16(B);
     const int vec_c = (ldc % 4 == 0) && sgemm_aligned16(C);
-    const int want_tex = vec_a && vec_b && K >= BK;
+    const int want_tex = vec_a && vec_b && K % BK == 0;
 
     /* gridDim.y is capped at 65535: taller matrices run as slabs of rows. */
     const int slab_rows = SGEMM_MAX_GRID_Y * BM;
