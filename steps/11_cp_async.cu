@@ -11,7 +11,10 @@
  *      (.cg, L2 only). A moves 4 bytes per copy (.ca): A is transposed on the way in
  *      (a_tile[k][m]), and a 16-byte copy cannot scatter 4 floats of a row into 4 rows.
  *      With one float per copy, rows of BM+4 floats (padding) make those transposing
- *      writes conflict-free, where rung 07's XOR swizzle would leave 2-way conflicts.
+ *      writes conflict-free, where rung 07's XOR swizzle would leave 2-way conflicts. One
+ *      copy instruction of a warp covers 4 rows x 8 consecutive floats (4 whole 32-byte
+ *      sectors): Nsight Compute showed that 8 rows x every other float cost 8 shared-memory
+ *      wavefronts per copy instead of 1 (A_WHOLE_SECTORS below).
  *   2. A pipeline of L_STAGES (default 3) shared-memory stages instead of 2: up to
  *      L_STAGES-1 tiles are in flight while one is computed. Fragments are still double
  *      buffered in registers (LDS.128 of step k+1 is issued before the FMAs of step k).
@@ -21,16 +24,24 @@
  *   4. Dispatch. 128x256 tiles at 1024^2 give only 32 blocks for 132 SMs, so the launcher
  *      also has a 64x128 kernel (4 warps of 32x64, 8x8 per thread: rung 10's warp tile)
  *      and picks whichever makes the busiest SM finish first (use_large_tile() below).
+ *      Measured on the H200 (same FFMA order): at 1024 the 64x128 kernel runs 1.16x cuBLAS
+ *      where 128x256 would leave 100 SMs idle; at 2048-8192 the 128x256 kernel wins
+ *      (forced 64x128: 0.95 / 0.97 / 0.99 at 2048 / 4096 / 8192).
  *   5. Block rasterization: blocks walk RASTER_GROUP (8) tile rows down a column before
  *      moving right, so the blocks resident together share A and B panels in L2.
+ *   6. FFMA order: column by column with the rows snaking down and up, so that neighbouring
+ *      FFMAs share an operand that ptxas serves from the operand reuse cache (.reuse)
+ *      instead of the register file. Row by row, Nsight Compute showed 0.22 dispatch stalls
+ *      per instruction, sampled on the FFMAs (cuBLAS: none); this order cut them to 0.15
+ *      and was the largest single gain on the H200 (+6-7%, results/notes/step_11.md).
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
  *   instruction per clock and the FP32 pipe takes one warp FFMA per clock, so every LDG,
  *   STS, address add or barrier displaces an FFMA. The K loop of the 128x256 kernel is
- *   1114 SASS instructions per tile, 1024 of them FFMA (91.9%); LDGSTS replaces the
+ *   1111 SASS instructions per tile, 1024 of them FFMA (92.2%); LDGSTS replaces the
  *   rung-10 pair LDG + STS and needs no registers to hold a tile in flight, which is what
- *   lets 217 registers go to 128 accumulators + 48 fragment floats. The deeper pipeline
+ *   lets 216 registers go to 128 accumulators + 48 fragment floats. The deeper pipeline
  *   matters because one block of 8 warps fills an SM (2 warps per scheduler): there are few
  *   other warps to run while a copy is late, so the copy must have been issued tiles ago.
  *
@@ -39,7 +50,16 @@
  *   1024: 1.15x (64x128 kernel, 128 blocks on 132 SMs, vs cuBLAS at 33.7 TFLOP/s).
  *   Reasoning: 92% FFMA issue share, minus barrier and bank stalls (~5%), times 97% wave
  *   quantization (512 blocks = 3.88 waves at 4096) gives ~84% of the 64.1 TFLOP/s FFMA peak.
- *   Measured: results/NOTES.md.
+ *
+ * Measured (NVIDIA H200, 1980 MHz, ratio to cuBLAS timed in the same process):
+ *   first version (row-by-row FFMAs): 1.07 / 0.94 / 0.94 / 0.95 at 1024 / 2048 / 4096 / 8192.
+ *   this version: 1.16 / 1.01 / 1.01 / 1.02 (51.9 TFLOP/s at 8192; runs vary by ~0.7%).
+ *   The prediction missed at 4096 because the issue slots were not all lost where assumed:
+ *   the FMA pipe runs 80% busy (cuBLAS 79%), 87% of issue slots are used, and most of the
+ *   rest are the first FFMAs of each k step waiting for their LDS.128 fragments (short
+ *   scoreboard 0.28 and dispatch 0.15 stalls per instruction, both at those FFMAs): ptxas
+ *   issues each LDS only ~40 instructions before its use. Tried and lost: BK = 16, a
+ *   128x128 tile with 2 blocks per SM (4 or 8 warps each), 3 fragment buffers, 4 stages.
  *
  * The pipeline (stages = L_STAGES or S_STAGES; tile t is commit group t)
  *   prologue: copy tiles 0..stages-2, one commit each; wait_group(stages-2); barrier.
@@ -50,17 +70,17 @@
  *   With stages = 2 the wait covers the copy issued at the top of the same iteration.
  *
  * Edges and alignment (correct for any M, N, K >= 1, any ld, any 4-byte aligned pointers)
- *   - Zero-fill without reading: cp.async with src-size < cp-size copies src-size bytes and
- *     writes zeros for the rest; src-size 0 reads nothing. Rows below M and columns right
- *     of N become zeros in shared memory, and their source pointers are clamped inside the
- *     operand anyway (row 0 / column 0 of the tile).
+ *   - Zero-fill without reading: a 4-byte cp.async with src-size 0, or a 16-byte one with
+ *     its ignore-src predicate set, reads nothing and writes zeros. Rows below M and columns
+ *     right of N become zeros in shared memory, and their source pointers are clamped inside
+ *     the operand anyway (row 0 / column 0 of the tile).
  *   - K: the FIRST K tile is the partial one (k = K-8*ntiles .. , slots k < 0 zero-filled),
  *     so every later tile is full and the main loop has no K test; the order of the FMAs
  *     is still k = 0, 1, ..., K-1 (the zero slots come first, adding exact zeros to 0).
  *   - A is always copied 4 bytes at a time: legal for any lda and alignment.
- *   - B: 16-byte copies need ldb % 4 == 0 and B 16-byte aligned (checked at launch);
- *     otherwise the *_b4 kernels copy B 4 bytes at a time. A 16-byte segment straddling
- *     column N copies only its floats inside N (src-size 4, 8 or 12).
+ *   - B: 16-byte copies need ldb % 4 == 0, N % 4 == 0 and B 16-byte aligned (checked at
+ *     launch); otherwise the *_b4 kernels copy B 4 bytes at a time. With N % 4 == 0 a
+ *     4-float segment is wholly inside N or wholly outside (zero-filled, nothing read).
  *   - C: float4 stores (and loads when beta != 0) where ldc % 4 == 0, C is 16-byte
  *     aligned and all 4 columns are inside N; scalar stores otherwise. beta == 0 never
  *     reads C. With this lane layout each warp store already covers 4 rows x 128 contiguous
@@ -70,15 +90,17 @@
  *   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
- *   sgemm_cp_async_128x256, _b4: 217 registers, 1 barrier, 0 stack; dynamic shared memory
- *     3 x 12,416 = 37,248 bytes; 1 block (8 warps) per SM.
- *   sgemm_cp_async_64x128, _b4: 127 registers (launch bound 128), 1 barrier, 0 stack;
+ *   sgemm_cp_async_128x256, _b4: 216 / 216 registers, 1 barrier, 0 stack; dynamic shared
+ *     memory 3 x 12,416 = 37,248 bytes; 1 block (8 warps) per SM.
+ *   sgemm_cp_async_64x128, _b4: 128 / 124 registers (launch bound 128), 1 barrier, 0 stack;
  *     dynamic shared memory 4 x 6,272 = 25,088 bytes; up to 4 blocks per SM.
+ *   (sm_80: 207 and 128; sm_86 / sm_89: 212 and 126; all 0 spills, 0 stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
  *   cudaFuncSetAttribute.
  *
  * Knobs (-D): L_STAGES, S_STAGES (or STAGES for both), RASTER_GROUP, LARGE_TILE_GAIN,
- * FORCE_KERNEL (1: always 128x256, 2: always 64x128). See results/notes/step_11.md.
+ * A_WHOLE_SECTORS (0: the first A copy layout), FORCE_KERNEL (1: always 128x256, 2: always
+ * 64x128). See results/notes/step_11.md.
  */
 #include <stdint.h>
 
@@ -111,6 +133,12 @@
 #ifndef LARGE_TILE_GAIN
 #define LARGE_TILE_GAIN 110
 #endif
+/* A copy layout: 1 (default) = a warp's 4-byte copies of A cover 4 rows x 8 consecutive k,
+ * i.e. 4 whole 32-byte sectors; 0 = the first layout, 8 rows x every other k (8 sectors per
+ * copy instruction, which Nsight Compute shows costing 8 shared-memory wavefronts, not 1). */
+#ifndef A_WHOLE_SECTORS
+#define A_WHOLE_SECTORS 1
+#endif
 #ifndef FORCE_KERNEL
 #define FORCE_KERNEL 0 /* 0: choose by size; 1: always 128x256; 2: always 64x128 */
 #endif
@@ -133,8 +161,10 @@
 #define MAX_SUB_M 4 /* sub-tiles per thread along M in the large kernel (16 rows apart) */
 #define TM_MAX    (MAX_SUB_M * SUB) /* 16 rows of C per thread in the large kernel */
 #define A_PAD     4 /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
-#define A_ROWS    2 /* rows of A each thread copies per K tile, in both kernels ... */
-#define A_PAIR    2 /* ... 2 neighbouring floats of each (4 copies of 4 bytes) */
+/* Per K tile each thread copies 4 floats of A (BM*BK = 4 * threads in both kernels):
+ * A_PAIR neighbouring floats of each of A_ROWS rows. */
+#define A_PAIR    (A_WHOLE_SECTORS ? 1 : 2)
+#define A_ROWS    (4 / A_PAIR)
 
 /* Large kernel: 128x256 block tile, 8 warps (2 x 4) of 64x64, 16x8 of C per thread. */
 #define L_WARPS_N 4
@@ -170,11 +200,19 @@ static __device__ __forceinline__ void cp_async_4(unsigned dst, const float *src
                  : "memory");
 }
 
-static __device__ __forceinline__ void cp_async_16(unsigned dst, const float *src, int src_bytes)
+/* 16-byte copy of a segment that lies wholly inside B (copy != 0) or wholly outside it
+ * (copy == 0: the "ignore-src" predicate writes 16 zeros and reads nothing). The predicate
+ * form needs no zero-fill byte count, which ptxas would otherwise fold into the address
+ * with 4 extra integer instructions per copy per tile. */
+static __device__ __forceinline__ void cp_async_16(unsigned dst, const float *src, int copy)
 {
     /* .cg: cache in L2 only; each 16 bytes lands in shared memory exactly once per block */
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes)
+    asm volatile("{\n"
+                 " .reg .pred skip;\n"
+                 " setp.eq.s32 skip, %2, 0;\n"
+                 " cp.async.cg.shared.global [%0], [%1], 16, skip;\n"
+                 "}\n" ::"r"(dst),
+                 "l"(src), "r"(copy)
                  : "memory");
 }
 
@@ -213,12 +251,13 @@ struct copy_plan {
     long long b_row_gap;        /* floats between this thread's B rows: b_row_step * ldb */
     long long b_tile_step;      /* floats from one K tile of B to the next: BK * ldb */
     int a_bytes[A_ROWS];        /* 4, or 0 for a row below M: zero-fill, nothing read */
-    int b_bytes;                /* bytes of the B segment inside N: 0..16 (b16) or 0/4 */
+    int b_bytes;                /* b16: 1 if the 16-byte segment is inside N, else 0; b4: 4 or 0 */
     unsigned a_dst, b_dst;      /* shared addresses of this thread's first A, B float (stage 0) */
 };
 
 /* Copies per thread and the row steps between them (same in both kernels: A 4 x 4 bytes;
- * B 2 x 16 bytes, rows b_kr and b_kr+4, or 8 x 4 bytes, rows 0..7). */
+ * B 2 x 16 bytes, rows b_kr and b_kr+4, or 8 x 4 bytes, rows 0..7). A's rows are
+ * A_ROW_STEP apart: a warp's copies cover 32 / (BK / A_PAIR) consecutive rows. */
 #define A_ROW_STEP(threads)          ((threads) / (BK / A_PAIR))
 #define B_LOADS(b16, bn, threads)    ((b16) ? BK * (bn) / (4 * (threads)) : BK * (bn) / (threads))
 #define B_ROW_STEP(b16, bn, threads) (BK / B_LOADS(b16, bn, threads))
@@ -279,7 +318,8 @@ static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, 
  * below is fully unrolled and every array lives in registers.
  *   warps_n: warps along N (4: BN = 256, 2: BN = 128)
  *   sub_m:   4x4 sub-tiles per thread along M (4: 16 rows per thread, BM = 128; 2: 8, BM = 64)
- *   b16:     1 when B may be copied 16 bytes at a time (ldb % 4 == 0, B 16-byte aligned)
+ *   b16:     1 when B may be copied 16 bytes at a time (ldb % 4 == 0, N % 4 == 0, B 16-byte
+ *            aligned)
  *   stages:  K tiles resident in shared memory (L_STAGES / S_STAGES)
  */
 static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, const int sub_m,
@@ -315,12 +355,15 @@ static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, co
     const int tid = threadIdx.x;
 
     /* ---- copy plan: A (transposed on the way in) by 4-byte copies ----
-     * Each thread copies the floats kk, kk+1 (kk = 2*(tid % 4)) of 2 rows, tid/4 and 64 rows
-     * further (32 in the small kernel): 2 pointers to step per tile, and a warp's pair of
-     * copies fills 8 rows x 32 bytes, eight whole sectors. In shared memory A[row][kk] goes to
-     * a_tile[kk][row]; rows are bm+4 floats long, so lane (row r, slot kk) hits bank
-     * (4*kk + r) % 32 = 8*(lane % 4) + lane / 4 (+ const): 32 lanes, 32 banks. A 4-byte copy
-     * is legal for any lda and any alignment, so A never needs a slow path. */
+     * A_WHOLE_SECTORS: thread tid copies float kk = tid % 8 of 4 rows, tid/8 + 0, 32, 64, 96
+     * (16 apart in the small kernel). One copy instruction of a warp then reads 4 rows x 8
+     * consecutive floats = 4 whole 32-byte sectors, and shared memory takes it in one
+     * wavefront. (The first layout, kk = 2*(tid % 4) and kk+1 of 2 rows, read 8 rows x every
+     * other float per instruction: 8 sectors, and Nsight Compute counted 8 wavefronts per
+     * copy instead of 1, 28 extra wavefronts per warp and tile beside the 96 of the LDS.128.)
+     * In shared memory A[row][kk] goes to a_tile[kk][row]; rows are bm+4 floats long, so lane
+     * (row r, slot kk) hits bank (4*kk + r) % 32 = 4*(lane % 8) + lane / 8 (+ const): 32 lanes,
+     * 32 banks. A 4-byte copy is legal for any lda and any alignment, so A needs no slow path. */
     struct copy_plan p;
     const int a_row = tid / (BK / A_PAIR), a_kk = A_PAIR * (tid % (BK / A_PAIR));
     const float *a_row_ptr[A_ROWS]; /* A[row][0] of each of this thread's rows */
@@ -335,14 +378,15 @@ static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, co
     p.a_dst = smem_addr + 4u * (unsigned)(a_kk * a_ld + a_row);
 
     /* ---- copy plan: B ----
-     * b16: a warp copies 32 x 16 = 512 consecutive bytes of one row; a segment that straddles
-     *      column N copies only its floats inside N (src_bytes < 16), one past it copies none.
+     * b16: a warp copies 32 x 16 = 512 consecutive bytes of one row. N % 4 == 0 (checked at
+     *      launch), so a 4-float segment is wholly inside N or wholly outside (then it is
+     *      zero-filled and nothing is read).
      * else: 4-byte copies, a warp takes 32 consecutive floats of one row. */
     int b_col, b_kr;
     if (b16) {
         b_col = 4 * (tid % (bn / 4));
         b_kr = tid / (bn / 4);
-        p.b_bytes = 4 * min(max(cols_left - b_col, 0), 4);
+        p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
     } else {
         b_col = tid % bn;
         b_kr = tid / bn; /* 0: bn == threads in both kernels */
@@ -403,7 +447,7 @@ static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, co
             const unsigned dst = p.b_dst + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
             const float *src = b_col_ptr + (long long)max(kb, 0) * ldb;
             if (b16)
-                cp_async_16(dst, src, kb >= 0 ? p.b_bytes : 0);
+                cp_async_16(dst, src, kb >= 0 ? p.b_bytes : 0); /* k < 0: zero-fill */
             else
                 cp_async_4(dst, src, kb >= 0 ? p.b_bytes : 0);
         }
@@ -452,11 +496,19 @@ static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, co
             const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
             const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
             load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sub_m);
+            /* Column by column, the rows snaking down and up (CUTLASS's "serpentine" order):
+             * consecutive FFMAs share an operand, which ptxas marks .reuse so that it is
+             * read from the operand cache instead of the register file. ptxas re-schedules
+             * the FFMAs anyway, so this is a hint; measured on the H200 it cut the dispatch
+             * stalls sampled on the FFMAs from 0.22 to 0.15 per instruction and gained 6-7%
+             * over the row-by-row order (results/notes/step_11.md). */
 #pragma unroll
-            for (int i = 0; i < tm; ++i)
+            for (int j = 0; j < TN; ++j)
 #pragma unroll
-                for (int j = 0; j < TN; ++j)
+                for (int r = 0; r < tm; ++r) {
+                    const int i = (j % 2) ? tm - 1 - r : r;
                     acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
+                }
         }
     }
     cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight anyway */
@@ -598,8 +650,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (err != cudaSuccess)
         return err;
 
-    /* 16-byte copies of B need 16-byte aligned row starts: ldb % 4 == 0 and B aligned. */
-    const int b16 = (ldb % 4 == 0) && sgemm_aligned16(B);
+    /* 16-byte copies of B need 16-byte aligned row starts (ldb % 4 == 0, B aligned) and
+     * N % 4 == 0, so that no 4-float segment straddles column N. */
+    const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
     const int large = use_large_tile(M, N, sms > 0 ? sms : 1);
     gemm_kernel kernel;
     int threads, smem;
