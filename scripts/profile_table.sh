@@ -116,7 +116,8 @@ Columns (Nsight Compute metric names):
   (4 is a fully used 128-byte warp access of 4-byte elements; 32 is one sector per lane)
 - smem conflicts: `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum`
 - smem ld wavefronts/inst: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum` /
-  `smsp__sass_inst_executed_op_shared_ld.sum` (1 for a conflict-free 32-bit load, 4 for LDS.128)
+  `smsp__sass_inst_executed_op_shared_ld.sum` (1 for a conflict-free 32-bit load; an LDS.128
+  is served per half-warp, so 2 at best, more when a half-warp reads over 128 distinct bytes)
 - occupancy: `sm__warps_active.avg.pct_of_peak_sustained_active`
 - FMA pipe: `sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active`
 - regs: `launch__registers_per_thread`
@@ -153,18 +154,35 @@ main() {
     if [[ -z $out ]]; then
         out=$(cd "$(dirname "$1")/.." && pwd)/PROFILE.md
     fi
-    local table gpu
+    local table gpu generated
     table=$(rows "$@")
-    gpu=$(basename "$(dirname "$out")")
-    {
-        echo "# Nsight Compute profile: $gpu"
-        echo
+    gpu=$(basename "$(cd "$(dirname "$out")" && pwd)")
+    generated=$(
+        echo "<!-- profile-table:start -->"
         echo "Written by \`scripts/profile_table.sh\` from \`profile/*.csv\` (\`make step=N profile\`, \`make step=cublas profile\`)."
         echo
         echo "$table"
         echo
         legend
-    } >"$out"
+        echo "<!-- profile-table:end -->"
+    )
+    # An existing page keeps what is written around the markers (the claims beside the
+    # counters); only the table between them is replaced.
+    if [[ -f $out ]] && grep -q '<!-- profile-table:start -->' "$out" && grep -q '<!-- profile-table:end -->' "$out"; then
+        local tmp
+        tmp=$(mktemp)
+        awk -v gen="$generated" '
+            /<!-- profile-table:start -->/ { print gen; skip = 1; next }
+            /<!-- profile-table:end -->/ { skip = 0; next }
+            !skip { print }' "$out" >"$tmp"
+        mv "$tmp" "$out"
+    else
+        {
+            echo "# Nsight Compute profile: $gpu"
+            echo
+            echo "$generated"
+        } >"$out"
+    fi
     echo "profile_table.sh: $# CSV file(s) -> $out" >&2
 }
 

@@ -10,11 +10,15 @@
  *      cp.async.wait_group) until a whole tile has landed. B moves 16 bytes per copy
  *      (.cg, L2 only). A moves 4 bytes per copy (.ca): A is transposed on the way in
  *      (a_tile[k][m]), and a 16-byte copy cannot scatter 4 floats of a row into 4 rows.
- *      With one float per copy, rows of BM+4 floats (padding) make those transposing
- *      writes conflict-free, where rung 07's XOR swizzle would leave 2-way conflicts. One
+ *      With one float per copy, rows of BM+4 floats (padding) spread those transposing
+ *      writes over all 32 banks, where rung 07's XOR swizzle would leave 2-way conflicts. One
  *      copy instruction of a warp covers 4 rows x 8 consecutive floats (4 whole 32-byte
  *      sectors): Nsight Compute showed that 8 rows x every other float cost 8 shared-memory
- *      wavefronts per copy instead of 1 (A_WHOLE_SECTORS below).
+ *      wavefronts per copy instead of 1 (A_WHOLE_SECTORS below). Measured on an H200 at
+ *      4096, the copies are still not free of conflicts: the instruction-level counter
+ *      smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts reports 25.2M
+ *      extra wavefronts on top of the 25.2M the copies need (results/NOTES.md); which of
+ *      the A or B copies pays them is not yet separated.
  *   2. A pipeline of L_STAGES (default 3) shared-memory stages instead of 2: up to
  *      L_STAGES-1 tiles are in flight while one is computed. Fragments are still double
  *      buffered in registers (LDS.128 of step k+1 is issued before the FMAs of step k).
