@@ -31,6 +31,8 @@ readonly PLOT_W=1280 PLOT_H=800
 readonly PLOTS="gflops ladder last_vs_cublas clock_power"
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
+# shellcheck source=lib/gnuplot.sh
+source "$ROOT/scripts/lib/gnuplot.sh"
 
 die() {
     echo "plots.sh: $*" >&2
@@ -160,8 +162,7 @@ plot_csv() {
 }
 
 main() {
-    command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1 ||
-        die "gnuplot not found: apt-get install -y gnuplot-nox"
+    ensure_gnuplot || die "gnuplot not found: apt-get install -y gnuplot-nox"
     if (($# > 2)); then
         die "usage: scripts/plots.sh [CSV [OUTDIR]]"
     fi

@@ -28,18 +28,8 @@ no_gnuplot() {
     exit 1
 }
 
-ensure_gnuplot() {
-    command -v gnuplot >/dev/null 2>&1 && return 0
-    if ((EUID != 0)); then
-        no_gnuplot "gnuplot is missing; install it with: apt-get install -y gnuplot-nox"
-    fi
-    echo "installing gnuplot-nox" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1; then
-        apt-get update >/dev/null 2>&1 || true
-        DEBIAN_FRONTEND=noninteractive apt-get install -y gnuplot-nox >/dev/null 2>&1 ||
-            no_gnuplot "could not install gnuplot; run: apt-get install -y gnuplot-nox"
-    fi
-}
+# shellcheck source=scripts/lib/gnuplot.sh
+source "$ROOT/scripts/lib/gnuplot.sh"
 
 # png_size FILE: "W H" from the IHDR chunk, or nothing if FILE is not a PNG.
 png_size() {
@@ -180,7 +170,7 @@ cleanup() {
 
 main() {
     local tmp
-    ensure_gnuplot
+    ensure_gnuplot || no_gnuplot "the plot test needs gnuplot"
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_plots.XXXXXX")
     TMP_DIR=$tmp
     trap cleanup EXIT
