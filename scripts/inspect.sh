@@ -125,28 +125,31 @@ rung_number() {
     echo "$((10#$1))"
 }
 
-# rung_file N: steps/NN_<slug>.cu; dies when there is none.
-rung_file() {
+# first_file DIR N EXT: DIR/NN_<slug>.EXT, or nothing when there is none.
+first_file() {
     local f
-    for f in "$STEPS_DIR"/"$(printf '%02d' "$1")"_*.cu; do
+    for f in "$1"/"$(printf '%02d' "$2")"_*."$3"; do
         if [[ -f $f ]]; then
             echo "$f"
             return
         fi
     done
-    die "no $STEPS_DIR/$(printf '%02d' "$1")_*.cu"
+}
+
+# rung_file N: steps/NN_<slug>.cu; dies when there is none.
+rung_file() {
+    local f
+    f=$(first_file "$STEPS_DIR" "$1" cu)
+    [[ -n $f ]] || die "no $STEPS_DIR/$(printf '%02d' "$1")_*.cu"
+    echo "$f"
 }
 
 # build_file N EXT: build/steps/NN_<slug>.EXT; dies when it is not built.
 build_file() {
     local f
-    for f in "$BUILD_DIR"/"$(printf '%02d' "$1")"_*."$2"; do
-        if [[ -f $f ]]; then
-            echo "$f"
-            return
-        fi
-    done
-    die "no $BUILD_DIR/$(printf '%02d' "$1")_*.$2: build the rung first (make step=$1)"
+    f=$(first_file "$BUILD_DIR" "$1" "$2")
+    [[ -n $f ]] || die "no $BUILD_DIR/$(printf '%02d' "$1")_*.$2: build the rung first (make step=$1)"
+    echo "$f"
 }
 
 # rung_binary N: bin/stepNN; dies when it is not built.
