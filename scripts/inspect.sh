@@ -200,7 +200,8 @@ do_diff() {
     cur=$(rung_file "$n")
     # shellcheck disable=SC2086
     git diff --no-index ${DIFF_OPTS:-} -- "$prev" "$cur" || rc=$?
-    ((rc <= 1)) || die "git diff failed ($rc)"
+    # 1: the files differ; 141: a reader such as head closed the pipe early
+    ((rc <= 1 || rc == 141)) || die "git diff failed ($rc)"
 }
 
 # ---- sass ----------------------------------------------------------------------
