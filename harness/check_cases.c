@@ -106,6 +106,13 @@ int check_matrix(struct check_case *cases, int max)
                 n = add(cases, n, max,
                         product("alpha and beta", scalar_shapes[s][0], scalar_shapes[s][1],
                                 scalar_shapes[s][2], pairs[p], exact));
+    /* Extreme shapes: gridDim.y stops at 65535, so launchers run M beyond 65535 row tiles
+     * as slabs; 8,388,613 rows is past that for every tile height up to 128.  And a K of a
+     * million (exact inputs stay exact: |sum| <= 4K < 2^24). */
+    n = add(cases, n, max, product("tall: row slabs", 8388613, 3, 2, pairs[1], 1));
+    n = add(cases, n, max, product("tall: row slabs", 8388613, 3, 2, pairs[2], 0));
+    n = add(cases, n, max, product("long K", 3, 5, 1000003, pairs[0], 1));
+    n = add(cases, n, max, product("long K", 3, 5, 1000003, pairs[1], 0));
     /* The contract's special cases. */
     n = add(cases, n, max, product("K == 0: C := beta*C", 65, 33, 0, pairs[1], 0));
     n = add(cases, n, max, product("K == 0 and beta == 0: C := 0", 65, 33, 0, pairs[2], 0));

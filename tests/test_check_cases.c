@@ -97,6 +97,18 @@ static void every_scalar_pair_exact_and_random(void **state)
     }
 }
 
+static void extreme_shapes(void **state)
+{
+    (void)state;
+    int tall = 0, long_k = 0;
+    for (int i = 0; i < count; i++) {
+        /* past 65535 row tiles of the tallest tile (128 rows): the slab path runs */
+        tall |= cases[i].kind == CASE_PRODUCT && cases[i].m > 65535 * 128 && cases[i].exact;
+        long_k |= cases[i].kind == CASE_PRODUCT && cases[i].k >= 1000000 && cases[i].exact;
+    }
+    assert_true(tall && long_k);
+}
+
 static void contract_special_cases(void **state)
 {
     (void)state;
@@ -121,6 +133,7 @@ int main(void)
         cmocka_unit_test(padded_leading_dimensions),
         cmocka_unit_test(offset_pointers_on_each_operand),
         cmocka_unit_test(every_scalar_pair_exact_and_random),
+        cmocka_unit_test(extreme_shapes),
         cmocka_unit_test(contract_special_cases),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
