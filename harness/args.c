@@ -33,6 +33,18 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* Parses a whole decimal number of seconds in [lo, hi] (lo excluded when open_lo). */
+static int parse_seconds(const char *s, double lo, double hi, int open_lo, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || !(v <= hi) || !(open_lo ? v > lo : v >= lo))
+        return -1; /* the comparisons are false for NaN, so NaN is refused */
+    *out = v;
+    return 0;
+}
+
 /* Splits `list` at `sep` into at most `max` integers in [lo, hi]; returns the count or -1. */
 static int parse_int_list(const char *list, char sep, int lo, int hi, int *vals, int max)
 {
@@ -133,20 +145,14 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
             if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, 1000000, &o->reps) != 0)
                 return fail(err, errlen, "--reps needs an integer 1..1000000");
         } else if (strcmp(a, "--budget") == 0) {
-            char *end = NULL;
             if (!(v = value_of(argc, argv, &i)))
                 return fail(err, errlen, "--budget needs seconds, e.g. --budget 0.5");
-            errno = 0;
-            o->budget_s = strtod(v, &end);
-            if (*v == '\0' || *end != '\0' || errno != 0 || !(o->budget_s > 0.0 && o->budget_s <= 3600.0))
+            if (parse_seconds(v, 0.0, 3600.0, 1, &o->budget_s) != 0)
                 return fail(err, errlen, "--budget '%s': expected seconds in (0, 3600]", v);
         } else if (strcmp(a, "--power") == 0) {
-            char *end = NULL;
             if (!(v = value_of(argc, argv, &i)))
                 return fail(err, errlen, "--power needs seconds, e.g. --power 0.5 (0: no power run)");
-            errno = 0;
-            o->power_s = strtod(v, &end);
-            if (*v == '\0' || *end != '\0' || errno != 0 || !(o->power_s >= 0.0 && o->power_s <= 60.0))
+            if (parse_seconds(v, 0.0, 60.0, 0, &o->power_s) != 0)
                 return fail(err, errlen, "--power '%s': expected seconds in [0, 60]", v);
         } else if (strcmp(a, "--csv") == 0) {
             if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')

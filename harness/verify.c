@@ -48,9 +48,10 @@ static void finish(struct verify_result *r, double sum_d2, double sum_r2)
     r->pass = (r->bad == 0);
 }
 
-void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
-                  const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
-                  int ld0, double tol, struct verify_result *r)
+/* One pass over the M x N window; exact mode asks for equality, bound mode for the bound. */
+static void compare(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
+                    const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
+                    int ld0, double tol, int exact, struct verify_result *r)
 {
     double sum_d2 = 0.0, sum_r2 = 0.0;
     start(r);
@@ -58,32 +59,34 @@ void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, 
         for (int j = 0; j < n; j++) {
             const float got = c[(size_t)i * ldc + j];
             const float want = ref[(size_t)i * ldr + j];
-            const float c0_ij = (c0 && beta != 0.0f) ? c0[(size_t)i * ld0 + j] : 0.0f;
-            const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij, tol);
-            const double err = fabs((double)got - want);
-            /* a NaN makes err <= bound false, so it fails */
-            const int ok = !isnan(want) && (err <= bound);
-            if (ok && bound > 0.0 && err / bound > r->max_ratio)
-                r->max_ratio = err / bound;
+            int ok;
+            if (exact) {
+                ok = (got == want); /* NaN != NaN fails */
+            } else {
+                const float c0_ij = (c0 && beta != 0.0f) ? c0[(size_t)i * ld0 + j] : 0.0f;
+                const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij, tol);
+                const double err = fabs((double)got - want);
+                ok = !isnan(want) && (err <= bound); /* a NaN makes err <= bound false */
+                if (ok && bound > 0.0 && err / bound > r->max_ratio)
+                    r->max_ratio = err / bound;
+            }
             record(r, i, j, got, want, ok, &sum_d2, &sum_r2);
         }
     }
     finish(r, sum_d2, sum_r2);
 }
 
+void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
+                  const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
+                  int ld0, double tol, struct verify_result *r)
+{
+    compare(m, n, k, alpha, beta, c, ldc, ref, ldr, abs_ab, ldab, c0, ld0, tol, 0, r);
+}
+
 void verify_exact(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                   struct verify_result *r)
 {
-    double sum_d2 = 0.0, sum_r2 = 0.0;
-    start(r);
-    for (int i = 0; i < m; i++) {
-        for (int j = 0; j < n; j++) {
-            const float got = c[(size_t)i * ldc + j];
-            const float want = ref[(size_t)i * ldr + j];
-            record(r, i, j, got, want, got == want, &sum_d2, &sum_r2); /* NaN != NaN fails */
-        }
-    }
-    finish(r, sum_d2, sum_r2);
+    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, 1, r);
 }
 
 long long count_touched_outside(const float *buf, size_t total, size_t offset, int m, int n,

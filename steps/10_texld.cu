@@ -56,8 +56,9 @@
  * Expected speed (written before measuring): 0.98-1.03x rung 09, about 0.9x cuBLAS at 4096.
  * The first version (textures and predicates mixed in one loop) measured 0.80x, below rung
  * 09's 0.81x.  This one was predicted at rung 09's speed +-1%; it measured 0.96x against rung
- * 09's 0.94x at 4096, 1-5% ahead at every size from 1024 to 8192 (H200,
- * results/notes/step_10.md).
+ * 09's 0.94x at 4096, ahead at every size from 1024 to 8192 (H200, results/notes/step_10.md;
+ * final run: 0.665 / 0.958 / 0.966 / 0.961 against rung 09's 0.626 / 0.942 / 0.947 / 0.948 at
+ * 1024 / 2048 / 4096 / 8192, 1-6% ahead).
  *
  * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 128,
  * 0 spills).  The texture copy of the K loop is 1141 instructions per two tiles, 1024 of

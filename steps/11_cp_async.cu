@@ -57,7 +57,8 @@
  *
  * Measured (NVIDIA H200, 1980 MHz, ratio to cuBLAS timed in the same process):
  *   first version (row-by-row FFMAs): 1.07 / 0.94 / 0.94 / 0.95 at 1024 / 2048 / 4096 / 8192.
- *   this version: 1.16 / 1.01 / 1.01 / 1.02 (51.9 TFLOP/s at 8192; runs vary by ~0.7%).
+ *   this version: 1.16 / 1.01 / 1.01 / 1.02 (51.9 TFLOP/s at 8192; runs vary by ~0.7%);
+ *   the final `make step=11 run`: 1.149 / 1.010 / 1.009 / 1.017 (results/NOTES.md).
  *   The prediction missed at 4096 because the issue slots were not all lost where assumed:
  *   the FMA pipe runs 80% busy (cuBLAS 79%), 87% of issue slots are used, and most of the
  *   rest are the first FFMAs of each k step waiting for their LDS.128 fragments (short
