@@ -22,8 +22,8 @@ static int setup(void **state)
 static int has_square(int s, int exact)
 {
     for (int i = 0; i < count; i++)
-        if (cases[i].kind == CASE_PRODUCT && cases[i].m == s && cases[i].n == s && cases[i].k == s &&
-            cases[i].exact == exact)
+        if (cases[i].kind == CASE_PRODUCT && cases[i].m == s && cases[i].n == s &&
+            cases[i].k == s && cases[i].exact == exact)
             return 1;
     return 0;
 }
@@ -31,8 +31,8 @@ static int has_square(int s, int exact)
 static void every_listed_size_exact_and_random(void **state)
 {
     (void)state;
-    static const int sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
-                                7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
+    static const int sizes[] = {1,    2, 4,  8,  16,  32,  64,  128, 256,  512,  1024,
+                                2048, 7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         if (!has_square(sizes[i], 1) || !has_square(sizes[i], 0))
             fail_msg("size %d missing", sizes[i]);
@@ -109,6 +109,24 @@ static void extreme_shapes(void **state)
     assert_true(tall && long_k);
 }
 
+static void many_tiles(void **state)
+{
+    (void)state;
+    /* more 128x256 tiles than a 132-SM GPU has SMs, not a whole number of rounds: stream-K */
+    int sk_exact = 0, sk_random = 0, sk_padded = 0, sk_rounds = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        const long long tiles = ((c->m + 127) / 128) * (long long)((c->n + 255) / 256);
+        if (c->kind != CASE_PRODUCT || tiles <= 132 || tiles % 132 == 0 || c->k < 64)
+            continue;
+        sk_exact |= c->exact && c->k % 8 != 0;
+        sk_random |= !c->exact && c->k % 8 != 0;
+        sk_padded |= c->lda_pad % 4 != 0 && c->ldb_pad % 4 != 0;
+        sk_rounds |= tiles > 3 * 132;
+    }
+    assert_true(sk_exact && sk_random && sk_padded && sk_rounds);
+}
+
 static void contract_special_cases(void **state)
 {
     (void)state;
@@ -134,6 +152,7 @@ int main(void)
         cmocka_unit_test(offset_pointers_on_each_operand),
         cmocka_unit_test(every_scalar_pair_exact_and_random),
         cmocka_unit_test(extreme_shapes),
+        cmocka_unit_test(many_tiles),
         cmocka_unit_test(contract_special_cases),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
