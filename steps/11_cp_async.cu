@@ -1,6 +1,7 @@
 /*
  * Rung 11 - cp.async: global -> shared copies that skip the registers, a multi-stage
- * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size).
+ * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size, and
+ * stream-K for the last round of tiles). The ladder's final answer for every size.
  *
  * What changes from rung 10
  *   1. Copies. Rung 10 loads a tile into registers (LDG, or a texture fetch) and stores it to
@@ -27,7 +28,7 @@
  *      block does 128*256/(128+256) = 85 FMAs per float it copies (rung 10: 64).
  *   4. Dispatch. 128x256 tiles at 1024^2 give only 32 blocks for 132 SMs, so the launcher
  *      also has a 64x128 kernel (4 warps of 32x64, 8x8 per thread: rung 10's warp tile)
- *      and picks whichever makes the busiest SM finish first (use_large_tile() below).
+ *      and picks whichever finishes first by a cost model (choose_plan() below).
  *      Measured on the H200 (same FFMA order): at 1024 the 64x128 kernel runs 1.16x cuBLAS
  *      where 128x256 would leave 100 SMs idle; at 2048-8192 the 128x256 kernel wins
  *      (forced 64x128: 0.95 / 0.97 / 0.99 at 2048 / 4096 / 8192).
@@ -38,6 +39,19 @@
  *      instead of the register file. Row by row, Nsight Compute showed 0.22 dispatch stalls
  *      per instruction, sampled on the FFMAs (cuBLAS: none); this order cut them to 0.15
  *      and was the largest single gain on the H200 (+6-7%, results/notes/step_11.md).
+ *   7. Stream-K for the last round. 512 tiles of 128x256 at 4096^2 are 3.88 rounds of 132
+ *      SMs: whole tiles leave the 4th round 12% idle; at 5632^2 (968 tiles, 7.33 rounds) the
+ *      8th round is 67% idle, at 2560^2 (200 tiles) the 2nd is 48% idle. Where the model says
+ *      it pays, the launcher runs the whole rounds but one as whole tiles, and shares the K
+ *      tiles of the rest out evenly over one block per SM (sgemm_cp_async_128x256_sk; the
+ *      schedule, and how a tile split between two blocks still adds its K terms in order,
+ *      are explained at "Stream-K" below). Predicted: +3% at 4096 and 8192, +5-10% where the
+ *      last round is mostly idle. Measured on the H200 (ratio to cuBLAS, sweep before -> after):
+ *      2560 0.96 -> 0.995, 3328 0.98 -> 1.07, 5632 0.98 -> 1.055, 5888 0.98 -> 1.09,
+ *      6912 1.01 -> 1.09, 8192 1.018 -> 1.036. At 4096 it does not pay: a block working
+ *      through its share ran ~7% slower than a whole tile (Nsight Compute: dispatch stalls 0.27
+ *      vs 0.16-0.20 per instruction, L2 hit rate 59% vs 81%: blocks at different K offsets
+ *      share fewer panels), which eats the 3% of the idle round; the model keeps whole tiles.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -57,8 +71,11 @@
  *
  * Measured (NVIDIA H200, 1980 MHz, ratio to cuBLAS timed in the same process):
  *   first version (row-by-row FFMAs): 1.07 / 0.94 / 0.94 / 0.95 at 1024 / 2048 / 4096 / 8192.
- *   this version: 1.16 / 1.01 / 1.01 / 1.02 (51.9 TFLOP/s at 8192; runs vary by ~0.7%);
- *   the final `make step=11 run`: 1.149 / 1.010 / 1.009 / 1.017 (results/NOTES.md).
+ *   with items 1-6: 1.149 / 1.010 / 1.009 / 1.017 (`make step=11 run`, session 1).
+ *   with stream-K (item 7): 1.157 / 1.010 / 1.010 / 1.034 (`make step=11 run`, session 2;
+ *   results/NOTES.md). The whole-tile K loop compiles to the same 1111 SASS instructions as
+ *   before; a first version that passed the accumulators into tile_product() instead of
+ *   declaring them there got a different register allocation and ran 1% slower.
  *   The prediction missed at 4096 because the issue slots were not all lost where assumed:
  *   the FMA pipe runs 80% busy (cuBLAS 79%), 87% of issue slots are used, and most of the
  *   rest are the first FFMAs of each k step waiting for their LDS.128 fragments (short
@@ -79,7 +96,7 @@
  *     its ignore-src predicate set, reads nothing and writes zeros. Rows below M and columns
  *     right of N become zeros in shared memory, and their source pointers are clamped inside
  *     the operand anyway (row 0 / column 0 of the tile).
- *   - K: the FIRST K tile is the partial one (k = K-8*ntiles .. , slots k < 0 zero-filled),
+ *   - K: the FIRST K tile is the partial one (k = K-8*kt .. , slots k < 0 zero-filled),
  *     so every later tile is full and the main loop has no K test; the order of the FMAs
  *     is still k = 0, 1, ..., K-1 (the zero slots come first, adding exact zeros to 0).
  *   - A is always copied 4 bytes at a time: legal for any lda and alignment.
@@ -92,21 +109,29 @@
  *     bytes, so no staging through shared memory is needed to coalesce.
  *   - Grid: one dimension, block -> tile computed in the kernel (C spans <= INT_MAX floats,
  *     so the block count fits gridDim.x); no row slabs needed.
- *   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
+ *   - Stream-K: a tile split between blocks w and w+1 gets the same floats as a whole one
+ *     (block w+1 continues block w's accumulators, k in order); the launch is cooperative,
+ *     so a block never waits on one that is not running; if the GPU cannot hold all the
+ *     blocks at once (cudaErrorCooperativeLaunchTooLarge), the launcher runs whole tiles.
+   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
  *   sgemm_cp_async_128x256, _b4: 216 / 216 registers, 1 barrier, 0 stack; dynamic shared
  *     memory 3 x 12,416 = 37,248 bytes; 1 block (8 warps) per SM.
+ *   sgemm_cp_async_128x256_sk, _sk_b4: 252 / 250 registers (three copies of the K loop, one
+ *     per piece), 1 barrier, 0 stack; the same shared memory; 1 block per SM.
  *   sgemm_cp_async_64x128, _b4: 128 / 124 registers (launch bound 128), 1 barrier, 0 stack;
  *     dynamic shared memory 4 x 6,272 = 25,088 bytes; up to 4 blocks per SM.
- *   (sm_80: 207 and 128; sm_86 / sm_89: 212 and 126; all 0 spills, 0 stack.)
+ *   (sm_80: 207, 248 and 128; sm_86 / sm_89: 212, 247 and 126; all 0 spills, 0 stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
  *   cudaFuncSetAttribute.
  *
  * Knobs (-D): L_STAGES, S_STAGES (or STAGES for both), RASTER_GROUP, LARGE_TILE_GAIN,
- * A_WHOLE_SECTORS (0: the first A copy layout), FORCE_KERNEL (1: always 128x256, 2: always
- * 64x128). See results/notes/step_11.md.
+ * A_WHOLE_SECTORS (0: the first A copy layout), STREAM_K (0: whole tiles only),
+ * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128).
+ * See results/notes/step_11.md.
  */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "../common/step.h"
@@ -134,9 +159,10 @@
 #define RASTER_GROUP 8 /* block tiles walked down a column before moving right; 1 = row order */
 #endif
 /* Dispatch: one 128x256 block does the work of four 64x128 blocks in 100/LARGE_TILE_GAIN of
- * their time (110: 10% faster). See use_large_tile(). */
+ * their time (104: forced onto 4096^2 on the H200, the two ran at 1.006 and 0.967 of cuBLAS;
+ * 110 sent 2304^2 to stream-K, 7% slower there than 64x128). See choose_plan(). */
 #ifndef LARGE_TILE_GAIN
-#define LARGE_TILE_GAIN 110
+#define LARGE_TILE_GAIN 104
 #endif
 /* A copy layout: 1 (default) = a warp's 4-byte copies of A cover 4 rows x 8 consecutive k,
  * i.e. 4 whole 32-byte sectors; 0 = the first layout, 8 rows x every other k (8 sectors per
@@ -144,8 +170,18 @@
 #ifndef A_WHOLE_SECTORS
 #define A_WHOLE_SECTORS 1
 #endif
+/* Stream-K for the large kernel when its tiles do not fill whole rounds (1, default), or
+ * whole tiles only (0). See "Stream-K" below. */
+#ifndef STREAM_K
+#define STREAM_K 1
+#endif
+/* Dispatch: the cost of a round of stream-K shares, in % of a round of whole tiles. */
+#ifndef STREAM_K_COST
+#define STREAM_K_COST 107
+#endif
 #ifndef FORCE_KERNEL
-#define FORCE_KERNEL 0 /* 0: choose by size; 1: always 128x256; 2: always 64x128 */
+#define FORCE_KERNEL                                                                               \
+    0 /* 0: choose by size; 1: always 128x256 (whole or stream-K); 2: always 64x128 */
 #endif
 #if L_STAGES < 2 || L_STAGES > 6 || S_STAGES < 2 || S_STAGES > 6
 #error "stage counts must be 2..6"
@@ -168,8 +204,8 @@
 #define A_PAD     4 /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
 /* Per K tile each thread copies 4 floats of A (BM*BK = 4 * threads in both kernels):
  * A_PAIR neighbouring floats of each of A_ROWS rows. */
-#define A_PAIR    (A_WHOLE_SECTORS ? 1 : 2)
-#define A_ROWS    (4 / A_PAIR)
+#define A_PAIR (A_WHOLE_SECTORS ? 1 : 2)
+#define A_ROWS (4 / A_PAIR)
 
 /* Large kernel: 128x256 block tile, 8 warps (2 x 4) of 64x64, 16x8 of C per thread. */
 #define L_WARPS_N 4
@@ -188,6 +224,14 @@
 /* One pipeline stage: a_tile[BK][BM + A_PAD] (A transposed) then b_tile[BK][BN]. */
 #define STAGE_FLOATS(bm, bn)       (BK * ((bm) + A_PAD) + BK * (bn))
 #define SMEM_BYTES(stages, bm, bn) ((stages)*STAGE_FLOATS(bm, bn) * (int)sizeof(float))
+
+/* The stream-K schedule (see "Stream-K" further down). */
+struct stream_k {
+    int dp_tiles;     /* tiles before the shared ones: the whole-tile kernel does them */
+    int sk_tiles;     /* the tiles after them, whose K tiles are shared out evenly */
+    float4 *partials; /* one slot of bm*bn floats per block */
+    unsigned *flags;  /* flags[w] != 0: slot w holds block w's part of a tile, for block w+1 */
+};
 
 /* Everything from here to the kernels is sm_80+ device code: cp.async does not exist below
  * sm_80, so those builds compile only the trapping kernel stubs further down. */
@@ -317,221 +361,162 @@ static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, 
     }
 }
 
-/*
- * The whole kernel, for both tile shapes. warps_n, sub_m, stages and b16 are constants
- * at each call (the function is inlined into four small __global__ wrappers), so every loop
- * below is fully unrolled and every array lives in registers.
+/* The shape of one kernel: constants at every call (the functions below are inlined into the
+ * four small __global__ wrappers), so every loop is fully unrolled and every array lives in
+ * registers.
  *   warps_n: warps along N (4: BN = 256, 2: BN = 128)
  *   sub_m:   4x4 sub-tiles per thread along M (4: 16 rows per thread, BM = 128; 2: 8, BM = 64)
  *   b16:     1 when B may be copied 16 bytes at a time (ldb % 4 == 0, N % 4 == 0, B 16-byte
  *            aligned)
- *   stages:  K tiles resident in shared memory (L_STAGES / S_STAGES)
- */
-static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, const int sub_m,
-                                                           const int stages, const int b16, int M,
-                                                           int N, int K, float alpha,
-                                                           const float *A, int lda, const float *B,
-                                                           int ldb, float beta, float *C, int ldc)
+ *   stages:  K tiles resident in shared memory (L_STAGES / S_STAGES) */
+struct shape {
+    int warps_n, sub_m, stages, b16;
+};
+
+struct gemm_args {
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    float *C;
+    int ldc;
+};
+
+/* Tile number -> (tile_m, tile_n), walked in groups of RASTER_GROUP tile rows: the blocks
+ * running at the same time share a few A row panels and B column panels, which then stay in
+ * L2. */
+static __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int *tile_m,
+                                                   int *tile_n)
 {
-    const int threads = 32 * WARPS_M * warps_n;
-    const int bm = WARPS_M * LANES_M * SUB * sub_m;
-    const int bn = warps_n * WARP_N;
-    const int a_ld = bm + A_PAD;
-    const int stage_floats = STAGE_FLOATS(bm, bn);
-    const int tm = sub_m * SUB;
-
-    extern __shared__ float4 smem_f4[]; /* float4: the stages start 16-byte aligned */
-    float *smem = (float *)smem_f4;
-    const unsigned smem_addr = (unsigned)__cvta_generic_to_shared(smem);
-
-    /* Block -> tile, walked in groups of RASTER_GROUP tile rows: the blocks running at the
-     * same time share a few A row panels and B column panels, which then stay in L2. */
-    const int tiles_m = (M - 1) / bm + 1, tiles_n = (N - 1) / bn + 1;
     const int per_group = RASTER_GROUP * tiles_n;
-    const int group = (int)blockIdx.x / per_group;
-    const int in_group = (int)blockIdx.x - group * per_group;
+    const int group = tile / per_group;
+    const int in_group = tile - group * per_group;
     const int group_m0 = group * RASTER_GROUP;
     const int group_rows = min(tiles_m - group_m0, RASTER_GROUP);
-    const int tile_m = group_m0 + in_group % group_rows;
-    const int tile_n = in_group / group_rows;
-    const int rows_left = M - tile_m * bm; /* >= 1: rows of C in this tile (if < bm) */
-    const int cols_left = N - tile_n * bn; /* >= 1 */
+    *tile_m = group_m0 + in_group % group_rows;
+    *tile_n = in_group / group_rows;
+}
 
+/* The thread's patch of C inside a tile: rows row0 + 16*s + 0..3 (s < sub_m), cols
+ * col0 + 32*q + 0..3. Lanes form a 4 x 8 grid (lane_m, lane_n) interleaved so that each
+ * 8-lane quarter of a warp reads 4 distinct A float4s and 2 distinct B float4s per LDS.128
+ * (each broadcast to at most 4 lanes). */
+static __device__ __forceinline__ void thread_patch(struct shape sh, int *row0, int *col0)
+{
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
     const int tid = threadIdx.x;
-
-    /* ---- copy plan: A (transposed on the way in) by 4-byte copies ----
-     * A_WHOLE_SECTORS: thread tid copies float kk = tid % 8 of 4 rows, tid/8 + 0, 32, 64, 96
-     * (16 apart in the small kernel). One copy instruction of a warp then reads 4 rows x 8
-     * consecutive floats = 4 whole 32-byte sectors, and shared memory takes it in one
-     * wavefront. (The first layout, kk = 2*(tid % 4) and kk+1 of 2 rows, read 8 rows x every
-     * other float per instruction: 8 sectors, and Nsight Compute counted 8 wavefronts per
-     * copy instead of 1, 28 extra wavefronts per warp and tile beside the 96 of the LDS.128.)
-     * In shared memory A[row][kk] goes to a_tile[kk][row]; rows are bm+4 floats long, so lane
-     * (row r, slot kk) hits bank (4*kk + r) % 32 = 4*(lane % 8) + lane / 8 (+ const): 32 lanes,
-     * 32 banks. A 4-byte copy is legal for any lda and any alignment, so A needs no slow path. */
-    struct copy_plan p;
-    const int a_row = tid / (BK / A_PAIR), a_kk = A_PAIR * (tid % (BK / A_PAIR));
-    const float *a_row_ptr[A_ROWS]; /* A[row][0] of each of this thread's rows */
-#pragma unroll
-    for (int i = 0; i < A_ROWS; ++i) {
-        const int row = a_row + i * A_ROW_STEP(threads);
-        const int inside = row < rows_left;
-        /* a row below M reads nothing; its pointer still stays inside A (row 0 of the tile) */
-        a_row_ptr[i] = A + (size_t)(tile_m * bm + (inside ? row : 0)) * lda;
-        p.a_bytes[i] = inside ? 4 : 0;
-    }
-    p.a_dst = smem_addr + 4u * (unsigned)(a_kk * a_ld + a_row);
-
-    /* ---- copy plan: B ----
-     * b16: a warp copies 32 x 16 = 512 consecutive bytes of one row. N % 4 == 0 (checked at
-     *      launch), so a 4-float segment is wholly inside N or wholly outside (then it is
-     *      zero-filled and nothing is read).
-     * else: 4-byte copies, a warp takes 32 consecutive floats of one row. */
-    int b_col, b_kr;
-    if (b16) {
-        b_col = 4 * (tid % (bn / 4));
-        b_kr = tid / (bn / 4);
-        p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
-    } else {
-        b_col = tid % bn;
-        b_kr = tid / bn; /* 0: bn == threads in both kernels */
-        p.b_bytes = b_col < cols_left ? 4 : 0;
-    }
-    /* B[0][col]; a segment wholly right of N reads nothing, its pointer stays at the tile's col 0
-     */
-    const float *b_col_ptr = B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);
-    p.b_dst = smem_addr + 4u * (unsigned)(BK * a_ld + b_kr * bn + b_col);
-    p.b_row_gap = (long long)B_ROW_STEP(b16, bn, threads) * ldb;
-    p.b_tile_step = (long long)BK * ldb;
-
-    /* ---- the thread's patch of C ----
-     * Lanes form a 4 x 8 grid (lane_m, lane_n) interleaved so that each 8-lane quarter of a
-     * warp reads 4 distinct A float4s and 2 distinct B float4s per LDS.128 (each broadcast to
-     * at most 4 lanes). Thread rows: row0 + 16*s + 0..3 (s < sub_m); cols: col0 + 32*q + 0..3. */
     const int lane = tid % 32, warp = tid / 32;
-    const int warp_m = warp / warps_n, warp_n = warp % warps_n;
+    const int warp_m = warp / sh.warps_n, warp_n = warp % sh.warps_n;
     const int lane_m = (lane / 2) % LANES_M;
     const int lane_n = (lane / 8) * 2 + lane % 2;
-    const int row0 = warp_m * (bm / WARPS_M) + lane_m * SUB;
-    const int col0 = warp_n * WARP_N + lane_n * SUB;
-    const float *a_frag = smem + row0;             /* + stage + k*a_ld + 16*s */
-    const float *b_frag = smem + BK * a_ld + col0; /* + stage + k*bn + 32*q */
+    *row0 = warp_m * (bm / WARPS_M) + lane_m * SUB;
+    *col0 = warp_n * WARP_N + lane_n * SUB;
+}
 
-    float acc[TM_MAX][TN];
+/* ---- Stream-K: sharing the last tiles' K iterations out evenly -----------------------------
+ * With W resident blocks (one per SM) and T tiles, whole tiles leave the last round T % W
+ * busy SMs and the others idle (at 4096^2: 512 tiles = 3.88 rounds of 132, 3% idle; at
+ * 2560^2: 200 = 1.52 rounds, 24% idle). So, where the cost model says so, the launcher runs
+ *   - tiles [0, dp_tiles), whole rounds but one, as whole tiles (the whole-tile kernel), and
+ *   - the sk_tiles = W + T % W tiles after them with exactly W blocks (the stream-K kernel),
+ *     each taking an equal share of their K tiles counted as one row: sk_tiles*kt K tiles
+ *     cut into W ranges of kt .. 2*kt-1. A range holds the end of one tile, at most one whole
+ *     tile, and the start of another: a tile is shared by at most two blocks.
+ * A shared tile must still add its K terms in the order k = 0, 1, ..., K-1 (so the result is
+ * the same float for float as an unshared tile, and as cuBLAS's). So the block holding its
+ * start, w, computes that part FIRST, stores the raw accumulators in its slot of a workspace
+ * and raises flags[w]; block w+1 computes the rest LAST: it waits for the flag (by then long
+ * raised: w did it first, w+1 did a whole share of other work before), loads the accumulators
+ * and carries on with the next k. Waiting on another block is safe only if both are resident
+ * at once: the launcher uses a cooperative launch, which fails rather than start more blocks
+ * than the GPU holds at once. */
+
+/* Block w's raw accumulators to / from slot w of the workspace: thread tid's float4 number
+ * v lives at v*threads + tid, so each warp moves 512 contiguous bytes per access. .cg: the
+ * data goes through L2 only (the L1 of the reading SM may hold stale lines). */
+static __device__ __forceinline__ void store_partial(struct shape sh, float4 *slot,
+                                                     float acc[TM_MAX][TN])
+{
+    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
+    float4 *mine = slot + threadIdx.x; /* + a constant per access: one base register */
 #pragma unroll
     for (int i = 0; i < tm; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j)
-            acc[i][j] = 0.0f;
-    float frag_a[2][TM_MAX], frag_b[2][TN]; /* [k & 1]: one in use, one being loaded */
+        for (int q = 0; q < SUB_N; ++q)
+            __stcg(&mine[(i * SUB_N + q) * threads],
+                   make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2],
+                               acc[i][4 * q + 3]));
+}
 
-    /* K tiles: the FIRST one is the partial one. It covers k = k_first .. k_first+7 with
-     * k_first = K - 8*ntiles in (-8, 0]; slots k < 0 are zero-filled. So the accumulation
-     * order is still k = 0, 1, ..., K-1 (the zero slots come first and add exact zeros to a
-     * zero accumulator), and every later tile is full: the main loop has no K test. */
-    const int ntiles = (K - 1) / BK + 1;
-    const int k_first = (K % BK == 0) ? 0 : K % BK - BK;
-    const unsigned stage_bytes = 4u * (unsigned)stage_floats;
-    const unsigned last_stage = (unsigned)(stages - 1) * stage_bytes;
+static __device__ __forceinline__ void load_partial(struct shape sh, const float4 *slot,
+                                                    float acc[TM_MAX][TN])
+{
+    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
+    const float4 *mine = slot + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < tm; ++i)
+#pragma unroll
+        for (int q = 0; q < SUB_N; ++q) {
+            const float4 v = __ldcg(&mine[(i * SUB_N + q) * threads]);
+            acc[i][4 * q] = v.x;
+            acc[i][4 * q + 1] = v.y;
+            acc[i][4 * q + 2] = v.z;
+            acc[i][4 * q + 3] = v.w;
+        }
+}
 
-    /* ---- prologue: tiles 0 .. stages-2 in flight, one commit group per tile ---- */
-    {
-        /* Tile 0 by hand: a slot with k < 0 copies 0 bytes from a pointer clamped to k = 0. */
-        const int k = k_first + a_kk;
-#pragma unroll
-        for (int i = 0; i < A_ROWS; ++i) {
-#pragma unroll
-            for (int e = 0; e < A_PAIR; ++e)
-                cp_async_4(p.a_dst + 4u * (unsigned)(i * A_ROW_STEP(threads) + e * a_ld),
-                           a_row_ptr[i] + max(k + e, 0), k + e >= 0 ? p.a_bytes[i] : 0);
-            p.a_src[i] = a_row_ptr[i] + (k + BK); /* tile 1: k + 8 >= 1 */
-        }
-#pragma unroll
-        for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
-            const int kb = k_first + b_kr + j * B_ROW_STEP(b16, bn, threads);
-            const unsigned dst = p.b_dst + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
-            const float *src = b_col_ptr + (long long)max(kb, 0) * ldb;
-            if (b16)
-                cp_async_16(dst, src, kb >= 0 ? p.b_bytes : 0); /* k < 0: zero-fill */
-            else
-                cp_async_4(dst, src, kb >= 0 ? p.b_bytes : 0);
-        }
-        p.b_src = b_col_ptr + (long long)(k_first + BK + b_kr) * ldb; /* tile 1 */
-        cp_async_commit();
-    }
-#pragma unroll
-    for (int s = 1; s < stages - 1; ++s) {
-        if (s < ntiles)
-            copy_tile(&p, (unsigned)s * stage_bytes, a_ld, bn, threads, b16);
-        cp_async_commit(); /* an empty group when K is short: the counting stays uniform */
-    }
-    /* Tile t is group t. Committed: stages-1; allowing stages-2 in flight means group 0 is
-     * complete for this thread, and the barrier makes every thread's copies visible. */
-    cp_async_wait(stages - 2);
+/* Raise a flag once every thread's stores before the call are visible to the whole GPU
+ * (barrier, then a release by one thread), and wait for one (an acquire by one thread, then
+ * a barrier). The waiter clears the flag: the next launch finds the workspace clean. */
+static __device__ __forceinline__ void raise_flag(unsigned *flag)
+{
+    __threadfence(); /* each thread: its own stores first */
     __syncthreads();
-    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sub_m);
-
-    unsigned read_stage = 0;           /* byte offset of the stage holding tile t */
-    unsigned write_stage = last_stage; /* byte offset of the stage receiving tile t+stages-1 */
-
-    for (int t = 0; t < ntiles; ++t) {
-        /* Refill the stage that tile t-1 used. Safe: every thread finished reading it before
-         * the barrier at the end of iteration t-1 (its last fragments, k = 7, were loaded at
-         * step k = 6, before that barrier). */
-        if (t + stages - 1 < ntiles)
-            copy_tile(&p, write_stage, a_ld, bn, threads, b16);
-        cp_async_commit();
-        write_stage = (write_stage == last_stage) ? 0u : write_stage + stage_bytes;
-
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            const int cur = k % 2, nxt = cur ^ 1;
-            int next_k = k + 1;
-            if (k == BK - 1) {
-                /* Tile t+1 must be in shared memory. Committed so far: stages-1 + (t+1)
-                 * groups; at most stages-2 in flight => groups 0..t+1 are complete. With
-                 * stages = 2 this waits for the copy issued at the top of this iteration. */
-                cp_async_wait(stages - 2);
-                __syncthreads();
-                read_stage = (read_stage == last_stage) ? 0u : read_stage + stage_bytes;
-                next_k = 0;
-            }
-            /* Fragments for the next k step while this one's FMAs run (after the last
-             * tile this reads a stale stage: harmless, inside shared memory, never used). */
-            const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
-            const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
-            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sub_m);
-            /* Column by column, the rows snaking down and up (CUTLASS's "serpentine" order):
-             * consecutive FFMAs share an operand, which ptxas marks .reuse so that it is
-             * read from the operand cache instead of the register file. ptxas re-schedules
-             * the FFMAs anyway, so this is a hint; measured on the H200 it cut the dispatch
-             * stalls sampled on the FFMAs from 0.22 to 0.15 per instruction and gained 6-7%
-             * over the row-by-row order (results/notes/step_11.md). */
-#pragma unroll
-            for (int j = 0; j < TN; ++j)
-#pragma unroll
-                for (int r = 0; r < tm; ++r) {
-                    const int i = (j % 2) ? tm - 1 - r : r;
-                    acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
-                }
-        }
+    if (threadIdx.x == 0) {
+        asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
     }
-    cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight anyway */
+}
 
-    /* ---- epilogue: straight from registers ----
-     * Per store instruction the 32 lanes write 4 rows x 8 lanes x 16 bytes: four full
-     * 128-byte rows of C, so no staging through shared memory is needed for coalescing.
-     * float4 stores need ldc % 4 == 0, a 16-byte aligned C, and 4 columns inside N;
-     * otherwise scalar stores. beta == 0 never reads C. */
-    const int c_vec = ((ldc & 3) == 0) && ((((uintptr_t)C) & 15u) == 0);
+static __device__ __forceinline__ void wait_flag(unsigned *flag)
+{
+    if (threadIdx.x == 0) {
+        unsigned up = 0;
+        for (;;) {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
+            if (up)
+                break;
+            __nanosleep(256);
+        }
+        *(volatile unsigned *)flag = 0u;
+    }
+    __syncthreads();
+}
+
+/* ---- epilogue: C := alpha*acc + beta*C straight from registers ----
+ * Per store instruction the 32 lanes write 4 rows x 8 lanes x 16 bytes: four full 128-byte
+ * rows of C, so no staging through shared memory is needed for coalescing. float4 stores need
+ * ldc % 4 == 0, a 16-byte aligned C, and 4 columns inside N; otherwise scalar stores.
+ * beta == 0 never reads C. */
+static __device__ __forceinline__ void store_c(struct shape sh, const struct gemm_args *g,
+                                               int tile_m, int tile_n, int row0, int col0,
+                                               float acc[TM_MAX][TN])
+{
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
+    const float alpha = g->alpha, beta = g->beta;
+    const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
 #pragma unroll
-    for (int s = 0; s < sub_m; ++s) {
+    for (int s = 0; s < sh.sub_m; ++s) {
 #pragma unroll
         for (int r = 0; r < SUB; ++r) {
             const int row = row0 + s * LANES_M * SUB + r;
             if (row >= rows_left)
                 continue;
-            float *c_row = C + (size_t)(tile_m * bm + row) * ldc + tile_n * bn;
+            float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
 #pragma unroll
             for (int q = 0; q < SUB_N; ++q) {
                 const int col = col0 + q * LANES_N * SUB;
@@ -562,21 +547,287 @@ static __device__ __forceinline__ void sgemm_cp_async_body(const int warps_n, co
     }
 }
 
+/*
+ * acc += the product of K tiles [j0, j1) of C tile number `tile` (the rows of A and the
+ * columns of B it needs). K tile 0 is k = k_first .. k_first+7, K tile j >= 1 is
+ * k = k_first + 8j .. +7, with k_first = K - 8*kt in (-8, 0] (see below). Shared memory must
+ * be free: the caller puts a barrier between two calls. acc starts from zero, or (init_slot
+ * != NULL: stream-K) from the partial sum in init_slot, once init_flag is raised; it is read
+ * after the first copies are on their way, so that the wait overlaps them and the 128
+ * accumulators are not live (in registers) during the set-up.
+ */
+static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
+                                                    int tile, int j0, int j1,
+                                                    const float4 *init_slot, unsigned *init_flag,
+                                                    float4 *out_slot, unsigned *out_flag)
+{
+    const int threads = 32 * WARPS_M * sh.warps_n;
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const int a_ld = bm + A_PAD;
+    const int stages = sh.stages, b16 = sh.b16;
+    const int tm = sh.sub_m * SUB;
+
+    extern __shared__ float4 smem_f4[]; /* float4: the stages start 16-byte aligned */
+    float *smem = (float *)smem_f4;
+    const unsigned smem_addr = (unsigned)__cvta_generic_to_shared(smem);
+
+    int tile_m, tile_n;
+    tile_coords(tile, (g->M - 1) / bm + 1, (g->N - 1) / bn + 1, &tile_m, &tile_n);
+    const int rows_left = g->M - tile_m * bm; /* >= 1: rows of C in this tile (if < bm) */
+    const int cols_left = g->N - tile_n * bn; /* >= 1 */
+    const int tid = threadIdx.x;
+
+    /* ---- copy plan: A (transposed on the way in) by 4-byte copies ----
+     * A_WHOLE_SECTORS: thread tid copies float kk = tid % 8 of 4 rows, tid/8 + 0, 32, 64, 96
+     * (16 apart in the small kernel). One copy instruction of a warp then reads 4 rows x 8
+     * consecutive floats = 4 whole 32-byte sectors, and shared memory takes it in one
+     * wavefront. (The first layout, kk = 2*(tid % 4) and kk+1 of 2 rows, read 8 rows x every
+     * other float per instruction: 8 sectors, and Nsight Compute counted 8 wavefronts per
+     * copy instead of 1, 28 extra wavefronts per warp and tile beside the 96 of the LDS.128.)
+     * In shared memory A[row][kk] goes to a_tile[kk][row]; rows are bm+4 floats long, so lane
+     * (row r, slot kk) hits bank (4*kk + r) % 32 = 4*(lane % 8) + lane / 8 (+ const): 32 lanes,
+     * 32 banks. A 4-byte copy is legal for any lda and any alignment, so A needs no slow path. */
+    struct copy_plan p;
+    const int a_row = tid / (BK / A_PAIR), a_kk = A_PAIR * (tid % (BK / A_PAIR));
+    const float *a_row_ptr[A_ROWS]; /* A[row][0] of each of this thread's rows */
+#pragma unroll
+    for (int i = 0; i < A_ROWS; ++i) {
+        const int row = a_row + i * A_ROW_STEP(threads);
+        const int inside = row < rows_left;
+        /* a row below M reads nothing; its pointer still stays inside A (row 0 of the tile) */
+        a_row_ptr[i] = g->A + (size_t)(tile_m * bm + (inside ? row : 0)) * g->lda;
+        p.a_bytes[i] = inside ? 4 : 0;
+    }
+    p.a_dst = smem_addr + 4u * (unsigned)(a_kk * a_ld + a_row);
+
+    /* ---- copy plan: B ----
+     * b16: a warp copies 32 x 16 = 512 consecutive bytes of one row. N % 4 == 0 (checked at
+     *      launch), so a 4-float segment is wholly inside N or wholly outside (then it is
+     *      zero-filled and nothing is read).
+     * else: 4-byte copies, a warp takes 32 consecutive floats of one row. */
+    int b_col, b_kr;
+    if (b16) {
+        b_col = 4 * (tid % (bn / 4));
+        b_kr = tid / (bn / 4);
+        p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
+    } else {
+        b_col = tid % bn;
+        b_kr = tid / bn; /* 0: bn == threads in both kernels */
+        p.b_bytes = b_col < cols_left ? 4 : 0;
+    }
+    /* B[0][col]; a segment wholly right of N reads nothing: its pointer stays at the tile's
+     * col 0 */
+    const float *b_col_ptr = g->B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);
+    p.b_dst = smem_addr + 4u * (unsigned)(BK * a_ld + b_kr * bn + b_col);
+    p.b_row_gap = (long long)B_ROW_STEP(b16, bn, threads) * g->ldb;
+    p.b_tile_step = (long long)BK * g->ldb;
+
+    int row0, col0;
+    thread_patch(sh, &row0, &col0);
+    const float *a_frag = smem + row0;             /* + stage + k*a_ld + 16*s */
+    const float *b_frag = smem + BK * a_ld + col0; /* + stage + k*bn + 32*q */
+
+    float acc[TM_MAX][TN];
+    if (!init_slot) {
+#pragma unroll
+        for (int i = 0; i < tm; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] = 0.0f;
+    }
+    float frag_a[2][TM_MAX], frag_b[2][TN]; /* [k & 1]: one in use, one being loaded */
+
+    /* K tiles: the FIRST one is the partial one. It covers k = k_first .. k_first+7 with
+     * k_first = K - 8*kt in (-8, 0]; slots k < 0 are zero-filled. So the accumulation order
+     * is still k = 0, 1, ..., K-1 (the zero slots come first and add exact zeros to a zero
+     * accumulator), and every later tile is full: the main loop has no K test. */
+    const int K = g->K;
+    const int k_first = (K % BK == 0) ? 0 : K % BK - BK;
+    const unsigned stage_bytes = 4u * (unsigned)STAGE_FLOATS(bm, bn);
+    const unsigned last_stage = (unsigned)(stages - 1) * stage_bytes;
+
+    /* ---- prologue: K tiles j0 .. j0+stages-2 in flight, one commit group per tile ---- */
+    if (j0 == 0) {
+        /* Tile 0 by hand: a slot with k < 0 copies 0 bytes from a pointer clamped to k = 0. */
+        const int k = k_first + a_kk;
+#pragma unroll
+        for (int i = 0; i < A_ROWS; ++i) {
+#pragma unroll
+            for (int e = 0; e < A_PAIR; ++e)
+                cp_async_4(p.a_dst + 4u * (unsigned)(i * A_ROW_STEP(threads) + e * a_ld),
+                           a_row_ptr[i] + max(k + e, 0), k + e >= 0 ? p.a_bytes[i] : 0);
+            p.a_src[i] = a_row_ptr[i] + (k + BK); /* tile 1: k + 8 >= 1 */
+        }
+#pragma unroll
+        for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
+            const int kb = k_first + b_kr + j * B_ROW_STEP(b16, bn, threads);
+            const unsigned dst = p.b_dst + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
+            const float *src = b_col_ptr + (long long)max(kb, 0) * g->ldb;
+            if (b16)
+                cp_async_16(dst, src, kb >= 0 ? p.b_bytes : 0); /* k < 0: zero-fill */
+            else
+                cp_async_4(dst, src, kb >= 0 ? p.b_bytes : 0);
+        }
+        p.b_src = b_col_ptr + (long long)(k_first + BK + b_kr) * g->ldb; /* tile 1 */
+    } else {
+        /* A later start (stream-K): tile j0 is a full one, k = k_first + 8*j0 >= 1 on. */
+        const long long k0 = k_first + (long long)BK * j0;
+#pragma unroll
+        for (int i = 0; i < A_ROWS; ++i)
+            p.a_src[i] = a_row_ptr[i] + (k0 + a_kk);
+        p.b_src = b_col_ptr + (k0 + b_kr) * g->ldb;
+        copy_tile(&p, 0u, a_ld, bn, threads, b16);
+    }
+    cp_async_commit();
+#pragma unroll
+    for (int s = 1; s < stages - 1; ++s) {
+        if (j0 + s < j1)
+            copy_tile(&p, (unsigned)s * stage_bytes, a_ld, bn, threads, b16);
+        cp_async_commit(); /* an empty group when the range is short: the counting stays uniform */
+    }
+    /* Tile j0+i is group i. Committed: stages-1; allowing stages-2 in flight means group 0 is
+     * complete for this thread, and the barrier makes every thread's copies visible. */
+    cp_async_wait(stages - 2);
+    __syncthreads();
+    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m);
+    if (init_slot) {
+        wait_flag(init_flag);
+        load_partial(sh, init_slot, acc);
+    }
+
+    unsigned read_stage = 0;           /* byte offset of the stage holding tile t */
+    unsigned write_stage = last_stage; /* byte offset of the stage receiving tile t+stages-1 */
+
+    for (int t = j0; t < j1; ++t) {
+        /* Refill the stage that tile t-1 used. Safe: every thread finished reading it before
+         * the barrier at the end of iteration t-1 (its last fragments, k = 7, were loaded at
+         * step k = 6, before that barrier). */
+        if (t + stages - 1 < j1)
+            copy_tile(&p, write_stage, a_ld, bn, threads, b16);
+        cp_async_commit();
+        write_stage = (write_stage == last_stage) ? 0u : write_stage + stage_bytes;
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            const int cur = k % 2, nxt = cur ^ 1;
+            int next_k = k + 1;
+            if (k == BK - 1) {
+                /* Tile t+1 must be in shared memory. Committed so far: stages-1 + (t-j0+1)
+                 * groups; at most stages-2 in flight => groups up to tile t+1 are complete.
+                 * With stages = 2 this waits for the copy issued at the top of this
+                 * iteration. */
+                cp_async_wait(stages - 2);
+                __syncthreads();
+                read_stage = (read_stage == last_stage) ? 0u : read_stage + stage_bytes;
+                next_k = 0;
+            }
+            /* Fragments for the next k step while this one's FMAs run (after the last
+             * tile this reads a stale stage: harmless, inside shared memory, never used). */
+            const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
+            const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
+            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m);
+            /* Column by column, the rows snaking down and up (CUTLASS's "serpentine" order):
+             * consecutive FFMAs share an operand, which ptxas marks .reuse so that it is
+             * read from the operand cache instead of the register file. ptxas re-schedules
+             * the FFMAs anyway, so this is a hint; measured on the H200 it cut the dispatch
+             * stalls sampled on the FFMAs from 0.22 to 0.15 per instruction and gained 6-7%
+             * over the row-by-row order (results/notes/step_11.md). */
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+#pragma unroll
+                for (int r = 0; r < tm; ++r) {
+                    const int i = (j % 2) ? tm - 1 - r : r;
+                    acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
+                }
+        }
+    }
+    cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight anyway */
+
+    if (out_slot) {
+        store_partial(sh, out_slot, acc);
+        raise_flag(out_flag);
+    } else {
+        store_c(sh, g, tile_m, tile_n, row0, col0, acc);
+    }
+}
+
+/* Whole tiles: block b computes C tile b. */
+static __device__ __forceinline__ void whole_tile_body(struct shape sh, const struct gemm_args *g)
+{
+    tile_product(sh, g, blockIdx.x, 0, (g->K - 1) / BK + 1, NULL, NULL, NULL, NULL);
+}
+
+/* One piece of a stream-K share: K tiles [j0, j1) of C tile `tile`. It continues block w-1's
+ * partial sum when it does not start at K tile 0, and leaves its own for block w+1 when it
+ * does not end at the last. */
+static __device__ __forceinline__ void stream_k_piece(struct shape sh, const struct gemm_args *g,
+                                                      const struct stream_k *sk, int tile, int j0,
+                                                      int j1, int kt)
+{
+    const int w = blockIdx.x;
+    /* float4s per workspace slot: the block's accumulators */
+    const size_t slot_f4 = (size_t)(sh.sub_m * SUB * TN / 4) * (32 * WARPS_M * sh.warps_n);
+    tile_product(
+        sh, g, sk->dp_tiles + tile, j0, j1,
+        j0 > 0 ? sk->partials + (size_t)(w - 1) * slot_f4 : NULL, j0 > 0 ? &sk->flags[w - 1] : NULL,
+        j1 < kt ? sk->partials + (size_t)w * slot_f4 : NULL, j1 < kt ? &sk->flags[w] : NULL);
+}
+
+/* Stream-K: block w's share of the K tiles of tiles dp_tiles .. dp_tiles+sk_tiles-1, counted
+ * as one row, is [begin, end), kt .. 2*kt-1 K tiles long (sk_tiles >= blocks). It touches
+ * tiles tf .. tl (numbered from dp_tiles), at most three: the end of tf, perhaps tf+1 whole,
+ * the start of tl. They run as three straight pieces of code, not a loop: with a loop around
+ * the K loop, ptxas allocated its registers differently and the kernel ran 2-5% slower on
+ * the H200 (dispatch stalls 0.56 per instruction instead of 0.26). */
+static __device__ __forceinline__ void stream_k_body(struct shape sh, const struct gemm_args *g,
+                                                     const struct stream_k *sk)
+{
+    const int kt = (g->K - 1) / BK + 1; /* K tiles per C tile */
+    const long long total = (long long)sk->sk_tiles * kt;
+    const long long begin = total * blockIdx.x / gridDim.x;
+    const long long end = total * (blockIdx.x + 1) / gridDim.x;
+    const int tf = (int)(begin / kt), tl = (int)((end - 1) / kt);
+    const int tf_j0 = (int)(begin - (long long)tf * kt); /* tf's first K tile in the share */
+    const int tl_j1 = (int)(end - (long long)tl * kt);   /* tl's K tiles in the share */
+
+    /* First the piece whose partial sum block w+1 will want (the start of tl), ... */
+    stream_k_piece(sh, g, sk, tl, tl == tf ? tf_j0 : 0, tl_j1, kt);
+    /* ... then a whole tile between, if any, ... */
+    if (tl - tf == 2) {
+        __syncthreads(); /* everyone is done with shared memory before new copies */
+        stream_k_piece(sh, g, sk, tf + 1, 0, kt, kt);
+    }
+    /* ... and last the piece that continues block w-1's (by now long finished) partial sum. */
+    if (tl > tf) {
+        __syncthreads();
+        stream_k_piece(sh, g, sk, tf, tf_j0, kt, kt);
+    }
+}
+
 #endif /* sm_80+ device code */
 
-/* ---- The four kernels: two tile shapes x two ways of copying B ---------------------------
+/* ---- The kernels: two tile shapes x two ways of copying B, and stream-K for the large one --
  * Below sm_80 there is no cp.async: those bodies trap, and the launcher never gets there
  * (it returns cudaErrorInvalidDevice first). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define BODY(warps_n, sub_m, stages, b16)                                                          \
-    sgemm_cp_async_body(warps_n, sub_m, stages, b16, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
+    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    whole_tile_body(sh, &g)
+#define BODY_SK(warps_n, sub_m, stages, b16)                                                       \
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
+    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    stream_k_body(sh, &g, &sk)
 #elif defined(__CUDA_ARCH__)
-#define BODY(warps_n, sub_m, stages, b16) __trap()
+#define BODY(warps_n, sub_m, stages, b16)    __trap()
+#define BODY_SK(warps_n, sub_m, stages, b16) __trap()
 #else
 #define BODY(warps_n, sub_m, stages, b16)
+#define BODY_SK(warps_n, sub_m, stages, b16)
 #endif
 
-/* 1 block of 256 threads per SM: 128 accumulators + 48 fragment floats -> 217 registers. */
+/* 1 block of 256 threads per SM: 128 accumulators + 48 fragment floats -> ~216 registers. */
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_cp_async_128x256(int M, int N, int K, float alpha, const float *A, int lda,
                            const float *B, int ldb, float beta, float *C, int ldc)
@@ -589,6 +840,24 @@ __global__ void __launch_bounds__(L_THREADS, 1)
                               const float *B, int ldb, float beta, float *C, int ldc)
 {
     BODY(L_WARPS_N, L_SUB_M, L_STAGES, 0);
+}
+
+/* The same tile shape, one stream-K share per block (launched with exactly as many blocks
+ * as the GPU holds at once). */
+__global__ void __launch_bounds__(L_THREADS, 1)
+    sgemm_cp_async_128x256_sk(int M, int N, int K, float alpha, const float *A, int lda,
+                              const float *B, int ldb, float beta, float *C, int ldc,
+                              struct stream_k sk)
+{
+    BODY_SK(L_WARPS_N, L_SUB_M, L_STAGES, 1);
+}
+
+__global__ void __launch_bounds__(L_THREADS, 1)
+    sgemm_cp_async_128x256_sk_b4(int M, int N, int K, float alpha, const float *A, int lda,
+                                 const float *B, int ldb, float beta, float *C, int ldc,
+                                 struct stream_k sk)
+{
+    BODY_SK(L_WARPS_N, L_SUB_M, L_STAGES, 0);
 }
 
 /* Up to 4 blocks of 128 threads per SM (<= 128 registers each), so mid sizes fill the SM. */
@@ -608,6 +877,8 @@ __global__ void __launch_bounds__(S_THREADS, 4)
 
 typedef void (*gemm_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                             float *, int);
+typedef void (*stream_k_kernel)(int, int, int, float, const float *, int, const float *, int, float,
+                                float *, int, struct stream_k);
 
 /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
 static long long ceil_div(int a, int b)
@@ -616,25 +887,164 @@ static long long ceil_div(int a, int b)
 }
 
 /*
- * Dispatch: which tile shape finishes first on this GPU?
- * Count the blocks the busiest SM must run (ceil(blocks / SMs)); one 128x256 block is four
- * 64x128 blocks of work, done LARGE_TILE_GAIN% as fast. Examples on 132 SMs:
- *   1024^2: large 32 blocks (1 round: 400)  vs small 128  (1 round: 110)  -> 64x128
- *   2048^2: large 128       (1 round: 400)  vs small 512  (4 rounds: 440) -> 128x256
- *   4096^2: large 512       (4 rounds: 1600) vs small 2048 (16: 1760)     -> 128x256
- *   3072^2: large 288       (3 rounds: 1200) vs small 1152 (9: 990)       -> 64x128
+ * Dispatch: which way finishes first on this GPU? Costs are in hundredths of the time one
+ * 128x256 tile takes (on an SM that runs one at a time):
+ *   whole 128x256 tiles: ceil(tiles / SMs) rounds, 100 each;
+ *   64x128 tiles: ceil(tiles / SMs) rounds of up to 4 blocks per SM; a 64x128 tile is a
+ *     quarter of the work, done at 100/LARGE_TILE_GAIN of the speed: LARGE_TILE_GAIN / 4 each;
+ *   stream-K (resident = SMs x blocks per SM, more tiles than that and not a multiple):
+ *     the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST (measured:
+ *     a block working through its share of pieces runs a few % slower than whole tiles).
+ * Examples on 132 SMs (LARGE_TILE_GAIN 104: a 64x128 round costs 26):
+ *   1024^2: large 32 tiles: 100;  small 128: 26                                -> 64x128
+ *   2048^2: large 128: 100;       small 512: 4 x 26 = 104                      -> 128x256
+ *   2304^2: large 162: 200;       stream-K 162/132 x 107 = 131; small 648: 130 -> 64x128
+ *   4096^2: large 512: 400;       stream-K 2 x 100 + 248/132 x 107 = 401; small 416 -> whole
+ *   5632^2: large 968: 800;       stream-K 6 x 100 + 176/132 x 107 = 742; small 780 -> stream-K
  */
-static int use_large_tile(int M, int N, int sms)
+enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K_LARGE };
+
+static enum plan choose_plan(int M, int N, int sms, long long resident)
 {
-    if (FORCE_KERNEL == 1)
-        return 1;
-    if (FORCE_KERNEL == 2)
-        return 0;
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const long long large_rounds = (large - 1) / sms + 1;
-    const long long small_rounds = (small - 1) / sms + 1;
-    return 4 * large_rounds * 100 <= small_rounds * LARGE_TILE_GAIN;
+    const long long whole_large = ((large - 1) / sms + 1) * 100;
+    const long long whole_small = ((small - 1) / sms + 1) * LARGE_TILE_GAIN / 4;
+    long long stream_k = -1;
+    if (resident > 0 && large > resident && large % resident != 0) {
+        const long long dp_rounds = large / resident - 1;
+        stream_k = dp_rounds * 100 + (large - dp_rounds * resident) * STREAM_K_COST / resident;
+    }
+    if (FORCE_KERNEL == 2)
+        return WHOLE_SMALL;
+    if (stream_k >= 0 && stream_k < whole_large && (FORCE_KERNEL == 1 || stream_k < whole_small))
+        return STREAM_K_LARGE;
+    if (FORCE_KERNEL == 1 || whole_large <= whole_small)
+        return WHOLE_LARGE;
+    return WHOLE_SMALL;
+}
+
+/* ---- The stream-K workspace ----------------------------------------------------------------
+ * One per device: a slot of 128x256 floats and a flag per block. Made on first use and kept
+ * for the life of the process: the launcher never waits for a kernel, so it could not know
+ * when freeing it is safe. Every flag a launch raises is cleared by the block that waits for
+ * it, so each launch leaves the flags at zero for the next. Two launches must not use the
+ * workspace at once: a launch on another stream than the last one first waits (on the GPU,
+ * not the host) for that one, through an event recorded after each launch. One mutex covers
+ * it from lookup to that record. */
+#define MAX_DEVICES 64
+
+struct workspace {
+    float4 *partials;
+    unsigned *flags;
+    int slots;
+    int has_event;
+    cudaEvent_t last_use;
+    cudaStream_t last_stream;
+};
+
+static struct workspace workspaces[MAX_DEVICES];
+static pthread_mutex_t workspace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* With workspace_lock held: a workspace of at least `slots` slots on `device`, ordered after
+ * its last use on another stream. */
+static cudaError_t get_workspace(int device, int slots, cudaStream_t stream, struct workspace **out)
+{
+    struct workspace *ws = &workspaces[device];
+    cudaError_t err = cudaSuccess;
+    if (!ws->has_event) {
+        err = cudaEventCreateWithFlags(&ws->last_use, cudaEventDisableTiming);
+        if (err != cudaSuccess)
+            return err;
+        ws->has_event = 1;
+        ws->last_stream = stream;
+    }
+    if (ws->slots < slots) {
+        if (ws->slots > 0) { /* a larger grid than before: replace it, once its last user ended */
+            err = cudaEventSynchronize(ws->last_use);
+            if (err == cudaSuccess)
+                err = cudaFree(ws->partials);
+            if (err == cudaSuccess)
+                err = cudaFree(ws->flags);
+            if (err != cudaSuccess)
+                return err;
+            ws->slots = 0;
+        }
+        const size_t slot_bytes = (size_t)L_BM * L_BN * sizeof(float);
+        err = cudaMalloc((void **)&ws->partials, (size_t)slots * slot_bytes);
+        if (err != cudaSuccess)
+            return err;
+        err = cudaMalloc((void **)&ws->flags, (size_t)slots * sizeof(unsigned));
+        if (err != cudaSuccess) {
+            (void)cudaFree(ws->partials);
+            return err;
+        }
+        err = cudaMemsetAsync(ws->flags, 0, (size_t)slots * sizeof(unsigned), stream);
+        if (err != cudaSuccess)
+            return err;
+        ws->slots = slots;
+    }
+    if (ws->last_stream != stream) {
+        err = cudaStreamWaitEvent(stream, ws->last_use, 0);
+        if (err != cudaSuccess)
+            return err;
+    }
+    *out = ws;
+    return cudaSuccess;
+}
+
+/* Stream-K launch of the large kernel: the last full round of tiles and the partial one,
+ * sk_tiles = blocks + tiles % blocks of them, shared out by `blocks` blocks (as many as the
+ * GPU holds at once: a cooperative launch, so that all are resident together; each block's
+ * share is then kt .. 2*kt-1 K tiles, and no tile is split more than once); the tiles before
+ * them, whole rounds, by the whole-tile kernel. Sets *launched = 0 (and returns success) when
+ * the GPU cannot hold the blocks together after all (other work limiting the SMs, say): the
+ * caller then runs whole tiles only. */
+static cudaError_t launch_stream_k(stream_k_kernel sk_kernel, gemm_kernel whole, int blocks,
+                                   int smem, long long tiles, int M, int N, int K, float alpha,
+                                   const float *A, int lda, const float *B, int ldb, float beta,
+                                   float *C, int ldc, cudaStream_t stream, int *launched)
+{
+    int device = 0;
+    *launched = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaSuccess;
+
+    struct stream_k sk;
+    sk.dp_tiles = (int)((tiles / blocks - 1) * blocks);
+    sk.sk_tiles = (int)(tiles - sk.dp_tiles);
+
+    pthread_mutex_lock(&workspace_lock);
+    struct workspace *ws = NULL;
+    err = get_workspace(device, blocks, stream, &ws);
+    if (err == cudaSuccess) {
+        sk.partials = ws->partials;
+        sk.flags = ws->flags;
+        void *args[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc, &sk};
+        err = cudaLaunchCooperativeKernel((const void *)sk_kernel, dim3((unsigned)blocks),
+                                          dim3(L_THREADS), args, (size_t)smem, stream);
+        if (err == cudaErrorCooperativeLaunchTooLarge) {
+            (void)cudaGetLastError(); /* not sticky: the caller falls back to whole tiles */
+            err = cudaSuccess;
+        } else if (err == cudaSuccess) {
+            err = cudaGetLastError();
+            *launched = (err == cudaSuccess);
+        }
+        if (*launched) {
+            err = cudaEventRecord(ws->last_use, stream);
+            ws->last_stream = stream;
+        }
+    }
+    pthread_mutex_unlock(&workspace_lock);
+    if (err != cudaSuccess || !*launched || sk.dp_tiles == 0)
+        return err;
+    /* The whole rounds before: block b computes tile b < dp_tiles. */
+    whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
+                                                              C, ldc);
+    return cudaGetLastError();
 }
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -647,48 +1057,73 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (sgemm_current_cc() < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
 
-    int dev = 0, sms = 0;
+    int dev = 0, sms = 0, coop = 0;
     err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
     if (err != cudaSuccess)
         return err;
-    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess)
-        return err;
+    if (sms < 1)
+        sms = 1;
 
     /* 16-byte copies of B need 16-byte aligned row starts (ldb % 4 == 0, B aligned) and
      * N % 4 == 0, so that no 4-float segment straddles column N. */
     const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
-    const int large = use_large_tile(M, N, sms > 0 ? sms : 1);
-    gemm_kernel kernel;
-    int threads, smem;
-    long long blocks;
-    if (large) {
-        kernel = b16 ? sgemm_cp_async_128x256 : sgemm_cp_async_128x256_b4;
-        threads = L_THREADS;
-        smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
-        blocks = ceil_div(M, L_BM) * ceil_div(N, L_BN);
-    } else {
-        kernel = b16 ? sgemm_cp_async_64x128 : sgemm_cp_async_64x128_b4;
-        threads = S_THREADS;
-        smem = SMEM_BYTES(S_STAGES, S_BM, S_BN);
-        blocks = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    }
-    /* One 1-D grid (the kernel maps block -> tile): C spans <= INT_MAX floats, so the block
-     * count fits gridDim.x (2^31 - 1) and no slabs are needed. */
-    if (blocks > 0x7fffffffLL)
-        return cudaErrorInvalidValue;
-    if (smem > 48 * 1024) { /* above 48 KB a kernel must opt in to dynamic shared memory */
-        err = cudaFuncSetAttribute((const void *)kernel,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    const gemm_kernel large = b16 ? sgemm_cp_async_128x256 : sgemm_cp_async_128x256_b4;
+    const gemm_kernel small = b16 ? sgemm_cp_async_64x128 : sgemm_cp_async_64x128_b4;
+    const stream_k_kernel large_sk = b16 ? sgemm_cp_async_128x256_sk : sgemm_cp_async_128x256_sk_b4;
+    const int large_smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
+    const int small_smem = SMEM_BYTES(S_STAGES, S_BM, S_BN);
+    if (large_smem > 48 * 1024) { /* above 48 KB a kernel must opt in to dynamic shared memory */
+        err = cudaFuncSetAttribute((const void *)large, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   large_smem);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute((const void *)large_sk,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, large_smem);
         if (err != cudaSuccess)
             return err;
     }
-    kernel<<<(unsigned)blocks, threads, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C,
-                                                        ldc);
-    err = cudaGetLastError();
-    if (err != cudaSuccess)
-        return err;
-    return cudaSuccess;
+    if (small_smem > 48 * 1024) {
+        err = cudaFuncSetAttribute((const void *)small, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   small_smem);
+        if (err != cudaSuccess)
+            return err;
+    }
+    /* Stream-K needs every block resident at once: as many blocks as fit, cooperative. */
+    long long resident = 0;
+    if (STREAM_K && coop) {
+        int per_sm = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)large_sk,
+                                                            L_THREADS, (size_t)large_smem);
+        if (err != cudaSuccess)
+            return err;
+        resident = (long long)per_sm * sms;
+    }
+
+    const enum plan plan = choose_plan(M, N, sms, resident);
+    const long long large_tiles = ceil_div(M, L_BM) * ceil_div(N, L_BN);
+    if (plan == STREAM_K_LARGE) {
+        int launched = 0;
+        err = launch_stream_k(large_sk, large, (int)resident, large_smem, large_tiles, M, N, K,
+                              alpha, A, lda, B, ldb, beta, C, ldc, stream, &launched);
+        if (err != cudaSuccess || launched)
+            return err;
+    }
+    /* Whole tiles, block b computing tile b. One 1-D grid: C spans <= INT_MAX floats, so the
+     * block count fits gridDim.x (2^31 - 1) and no slabs are needed. */
+    const int use_small = (plan == WHOLE_SMALL);
+    const long long blocks = use_small ? ceil_div(M, S_BM) * ceil_div(N, S_BN) : large_tiles;
+    if (blocks > 0x7fffffffLL)
+        return cudaErrorInvalidValue;
+    if (use_small)
+        small<<<(unsigned)blocks, S_THREADS, small_smem, stream>>>(M, N, K, alpha, A, lda, B, ldb,
+                                                                   beta, C, ldc);
+    else
+        large<<<(unsigned)blocks, L_THREADS, large_smem, stream>>>(M, N, K, alpha, A, lda, B, ldb,
+                                                                   beta, C, ldc);
+    return cudaGetLastError();
 }
 
 extern "C" const struct step step_11 = {
