@@ -48,10 +48,12 @@
  *      are explained at "Stream-K" below). Predicted: +3% at 4096 and 8192, +5-10% where the
  *      last round is mostly idle. Measured on the H200 (ratio to cuBLAS, sweep before -> after):
  *      2560 0.96 -> 0.995, 3328 0.98 -> 1.07, 5632 0.98 -> 1.055, 5888 0.98 -> 1.09,
- *      6912 1.01 -> 1.09, 8192 1.018 -> 1.036. At 4096 it does not pay: a block working
- *      through its share ran ~7% slower than a whole tile (Nsight Compute: dispatch stalls 0.27
- *      vs 0.16-0.20 per instruction, L2 hit rate 59% vs 81%: blocks at different K offsets
- *      share fewer panels), which eats the 3% of the idle round; the model keeps whole tiles.
+ *      6912 1.01 -> 1.09, 8192 1.018 -> 1.036. At 4096 it does not pay (forced: 1.001 against
+ *      1.010): end to end a round of shares costs ~7% more than a round of whole tiles; of
+ *      that, the stream-K kernel itself runs 4% slower per tile (Nsight Compute: dispatch
+ *      stalls 0.27 vs 0.16-0.20 per instruction, L2 hit rate 59% vs 81%: blocks at different
+ *      K offsets share fewer panels). That eats the 3% of the idle round, so the model keeps
+ *      whole tiles there.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
