@@ -18,9 +18,9 @@ static const int odd_sizes[] = {7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025}
 
 /* M != N != K, and each of M, N, K equal to 1. */
 static const int nonsquare[][3] = {
-    {1, 257, 129},  {257, 1, 129},   {129, 257, 1},   {1, 1, 1000},    {1000, 1, 1},
-    {1, 1000, 1},   {7, 1025, 33},   {1025, 7, 33},   {33, 129, 1025}, {300, 200, 100},
-    {129, 65, 257}, {2048, 64, 512}, {64, 2048, 512}, {100, 3000, 17}, {513, 257, 4},
+    {1, 257, 129}, {257, 1, 129}, {129, 257, 1}, {1, 1, 1000}, {1000, 1, 1}, {1, 1000, 1},
+    {7, 1025, 33}, {1025, 7, 33}, {33, 129, 1025}, {300, 200, 100}, {129, 65, 257},
+    {2048, 64, 512}, {64, 2048, 512}, {100, 3000, 17}, {513, 257, 4},
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -32,8 +32,7 @@ static int add(struct check_case *cases, int n, int max, struct check_case c)
     return n + 1;
 }
 
-static struct check_case product(const char *group, int m, int n, int k, struct scalars s,
-                                 int exact)
+static struct check_case product(const char *group, int m, int n, int k, struct scalars s, int exact)
 {
     struct check_case c = {0};
     c.kind = CASE_PRODUCT;
@@ -74,9 +73,9 @@ int check_matrix(struct check_case *cases, int max)
     for (int s = 0; s < COUNT(padded_shapes); s++) {
         for (int p = 0; p < COUNT(pads); p++) {
             for (int exact = 0; exact <= 1; exact++) {
-                struct check_case c =
-                    product("padded leading dimension", padded_shapes[s][0], padded_shapes[s][1],
-                            padded_shapes[s][2], pairs[(s + p) % NPAIRS], exact);
+                struct check_case c = product("padded leading dimension", padded_shapes[s][0],
+                                              padded_shapes[s][1], padded_shapes[s][2],
+                                              pairs[(s + p) % NPAIRS], exact);
                 c.lda_pad = c.ldb_pad = c.ldc_pad = pads[p];
                 n = add(cases, n, max, c);
                 c.lda_pad = pads[p];
@@ -90,9 +89,9 @@ int check_matrix(struct check_case *cases, int max)
     static const int offset_shapes[][3] = {{128, 128, 128}, {257, 129, 65}, {1024, 1024, 1024}};
     for (int s = 0; s < COUNT(offset_shapes); s++) {
         for (int which = 0; which < 4; which++) {
-            struct check_case c =
-                product("pointer offset by one float", offset_shapes[s][0], offset_shapes[s][1],
-                        offset_shapes[s][2], pairs[which], which % 2);
+            struct check_case c = product("pointer offset by one float", offset_shapes[s][0],
+                                          offset_shapes[s][1], offset_shapes[s][2],
+                                          pairs[which], which % 2);
             c.a_off = (which == 0 || which == 3);
             c.b_off = (which == 1 || which == 3);
             c.c_off = (which == 2 || which == 3);

@@ -22,8 +22,8 @@ static int setup(void **state)
 static int has_square(int s, int exact)
 {
     for (int i = 0; i < count; i++)
-        if (cases[i].kind == CASE_PRODUCT && cases[i].m == s && cases[i].n == s &&
-            cases[i].k == s && cases[i].exact == exact)
+        if (cases[i].kind == CASE_PRODUCT && cases[i].m == s && cases[i].n == s && cases[i].k == s &&
+            cases[i].exact == exact)
             return 1;
     return 0;
 }
@@ -31,8 +31,8 @@ static int has_square(int s, int exact)
 static void every_listed_size_exact_and_random(void **state)
 {
     (void)state;
-    static const int sizes[] = {1,    2, 4,  8,  16,  32,  64,  128, 256,  512,  1024,
-                                2048, 7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
+    static const int sizes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
+                                7, 31, 33, 127, 129, 255, 257, 1000, 1023, 1025};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         if (!has_square(sizes[i], 1) || !has_square(sizes[i], 0))
             fail_msg("size %d missing", sizes[i]);
