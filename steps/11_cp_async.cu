@@ -552,13 +552,13 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
 /*
  * The product of K tiles [j0, j1) of C tile number `tile` (the rows of A and the columns of
  * B it needs), accumulated in registers, then written out: C := alpha*acc + beta*C, or
- * (out_slot != NULL: stream-K) the raw accumulators to out_slot, raising out_flag. K tile 0 is k =
- * k_first .. k_first+7, K tile j >= 1 is k = k_first + 8j .. +7, with k_first = K - 8*kt in (-8, 0]
- * (see below). Shared memory must be free: the caller puts a barrier between two calls. The sum
- * starts from zero, or (init_slot
- * != NULL: stream-K) from the partial sum in init_slot, once init_flag is raised; it is read
- * after the first copies are on their way, so that the wait overlaps them and the 128
- * accumulators are not live (in registers) during the set-up.
+ * (out_slot != NULL: stream-K) the raw accumulators to out_slot, raising out_flag.
+ * K tile 0 is k = k_first .. k_first+7, K tile j >= 1 is k = k_first + 8j .. +7, with
+ * k_first = K - 8*kt in (-8, 0] (see below). Shared memory must be free: the caller puts a
+ * barrier between two calls. The sum starts from zero, or (init_slot != NULL: stream-K) from
+ * the partial sum in init_slot, once init_flag is raised; it is read after the first copies
+ * are on their way, so that the wait overlaps them and the 128 accumulators are not live (in
+ * registers) during the set-up.
  */
 static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
                                                     int tile, int j0, int j1,
