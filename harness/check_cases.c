@@ -124,6 +124,21 @@ int check_matrix(struct check_case *cases, int max)
     }
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */
     n = add(cases, n, max, product("many tiles: stream-K", 4096, 4096, 64, pairs[1], 0));
+    /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
+     * cut, so rung 11 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
+     * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
+    static const int few_tiles[][3] = {{200, 300, 999}, {64, 128, 64}, {700, 600, 2001}};
+    for (int s = 0; s < COUNT(few_tiles); s++) {
+        for (int exact = 0; exact <= 1; exact++) {
+            struct check_case c = product("few tiles: split-K", few_tiles[s][0], few_tiles[s][1],
+                                          few_tiles[s][2], pairs[(s + exact) % NPAIRS], exact);
+            n = add(cases, n, max, c);
+            c.lda_pad = 3;
+            c.ldb_pad = 1;
+            c.ldc_pad = 32;
+            n = add(cases, n, max, c);
+        }
+    }
     /* Extreme shapes: gridDim.y stops at 65535, so launchers run M beyond 65535 row tiles
      * as slabs; 8,388,613 rows is past that for every tile height up to 128.  And a K of a
      * million (exact inputs stay exact: |sum| <= 4K < 2^24). */

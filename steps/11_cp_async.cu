@@ -1,7 +1,8 @@
 /*
  * Rung 11 - cp.async: global -> shared copies that skip the registers, a multi-stage
- * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size, and
- * stream-K for the last round of tiles). The ladder's final answer for every size.
+ * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size,
+ * stream-K for the last round of tiles, and split-K where tiles are too few). The ladder's
+ * final answer for every size.
  *
  * What changes from rung 10
  *   1. Copies. Rung 10 loads a tile into registers (LDG, or a texture fetch) and stores it to
@@ -54,6 +55,19 @@
  *      stalls 0.27 vs 0.16-0.20 per instruction, L2 hit rate 59% vs 81%: blocks at different
  *      K offsets share fewer panels). That eats the 3% of the idle round, so the model keeps
  *      whole tiles there.
+ *   8. Split-K where 64x128 tiles cannot fill the SMs: below ~1100^2 they are fewer than the
+ *      SMs (512^2: 32 tiles for 132 SMs, a lone block per SM, one warp per scheduler), and
+ *      at 1536^2 288 tiles make 2.2 rounds. There the launcher cuts each tile's K loop over
+ *      2-8 blocks (sgemm_cp_async_64x128_split; "Split-K" below, slice counts from the cost
+ *      model in split_slices()); the last block of a tile to finish adds the partial sums
+ *      up in a fixed order and writes C. Predicted: up to 2x at 512^2 (31 us -> ~10 us).
+ *      Measured on the H200 (ratio to cuBLAS, unsplit -> split): 256 0.65 -> 0.87, 512
+ *      0.56 -> 0.96, 768 0.86 -> 1.03, 1536 0.94 -> 1.03. At 512 that is 1.7x, not 2x: every
+ *      block adds ~3 us of partial-sum traffic through L2 (fitted from slice counts forced
+ *      2..8, results/notes/step_11.md), and it pays only where the blocks fill their last
+ *      round: at 1024^2 (128 tiles) two slices lose 9%, so the model keeps whole tiles
+ *      there. Unlike stream-K this changes the rounding: not bit for bit like cuBLAS at
+ *      those sizes any more (rel err ~3e-7), but the same floats on every run.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -78,11 +92,14 @@
  *   results/NOTES.md). The whole-tile K loop compiles to the same 1111 SASS instructions as
  *   before; a first version that passed the accumulators into tile_product() instead of
  *   declaring them there got a different register allocation and ran 1% slower.
- *   The prediction missed at 4096 because the issue slots were not all lost where assumed:
- *   the FMA pipe runs 80% busy (cuBLAS 79%), 87% of issue slots are used, and most of the
- *   rest are the first FFMAs of each k step waiting for their LDS.128 fragments (short
- *   scoreboard 0.28 and dispatch 0.15 stalls per instruction, both at those FFMAs): ptxas
- *   issues each LDS only ~40 instructions before its use. Tried and lost: BK = 16, a
+ *   The prediction missed at 4096: the FMA pipe runs 80% busy (cuBLAS 79%) and 87% of the
+ *   issue slots are used. The idle 13% are not the LDS.128 latency we first blamed (short
+ *   scoreboard stalls at the first FFMAs of each k step; ptxas issues each LDS only ~48
+ *   instructions before its use): built with ptxas -regUsageLevel=6, the same source issues
+ *   them ~78 ahead, the short-scoreboard stalls halve (0.21 -> 0.11 per instruction), and
+ *   the FMA pipe stays at 80.2%. With 2 warps per scheduler, the stalls that remain
+ *   (dispatch 0.15, barrier 0.07, short scoreboard) are what is left to win; a third warp
+ *   needs <= 168 registers, where this tile spills 452 bytes. Tried and lost: BK = 16, a
  *   128x128 tile with 2 blocks per SM (4 or 8 warps each), 3 fragment buffers, 4 stages.
  *
  * The pipeline (stages = L_STAGES or S_STAGES; tile t is commit group t)
@@ -115,6 +132,10 @@
  *     (block w+1 continues block w's accumulators, k in order); the launch is cooperative,
  *     so a block never waits on one that is not running; if the GPU cannot hold all the
  *     blocks at once (cudaErrorCooperativeLaunchTooLarge), the launcher runs whole tiles.
+ *   - Split-K: each slice starts at a whole K tile (only tile 0 is partial), the counts are
+ *     atomic and the last block reads the slots only after a fence, so any finishing order
+ *     gives the same floats; a device without a workspace slot (more than 64 devices) runs
+ *     whole tiles.
    - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
@@ -124,13 +145,17 @@
  *     per piece), 1 barrier, 0 stack; the same shared memory; 1 block per SM.
  *   sgemm_cp_async_64x128, _b4: 128 / 124 registers (launch bound 128), 1 barrier, 0 stack;
  *     dynamic shared memory 4 x 6,272 = 25,088 bytes; up to 4 blocks per SM.
+ *   sgemm_cp_async_64x128_split, _split_b4: 126 / 126 registers (sm_80-89: 128), the same
+ *     shared memory and 16 bytes of static shared memory (the "last slice" flag).
  *   (sm_80: 207, 248 and 128; sm_86 / sm_89: 212, 247 and 126; all 0 spills, 0 stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
  *   cudaFuncSetAttribute.
  *
  * Knobs (-D): L_STAGES, S_STAGES (or STAGES for both), RASTER_GROUP, LARGE_TILE_GAIN,
  * A_WHOLE_SECTORS (0: the first A copy layout), STREAM_K (0: whole tiles only),
- * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128).
+ * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128),
+ * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_SLOT_COST, SPLIT_MAX, SPLIT_MIN_KT,
+ * FORCE_SPLIT (n: every 64x128 launch in n slices).
  * See results/notes/step_11.md.
  */
 #include <pthread.h>
@@ -180,6 +205,29 @@
 /* Dispatch: the cost of a round of stream-K shares, in % of a round of whole tiles. */
 #ifndef STREAM_K_COST
 #define STREAM_K_COST 107
+#endif
+/* Split-K for the 64x128 kernel where the cost model in split_slices() says it pays (1,
+ * default), or never (0): at most SPLIT_MAX slices, each of at least SPLIT_MIN_KT K tiles;
+ * SPLIT_BLOCK_COST and SPLIT_SLOT_COST are the model's overheads, in K tiles of time.
+ * FORCE_SPLIT = n > 1 cuts every 64x128 launch into n slices (capped by the K tiles), so that
+ * the check matrix can run all its shapes through the split-K kernels. */
+#ifndef SPLIT_K
+#define SPLIT_K 1
+#endif
+#ifndef SPLIT_BLOCK_COST
+#define SPLIT_BLOCK_COST 8
+#endif
+#ifndef SPLIT_SLOT_COST
+#define SPLIT_SLOT_COST 1
+#endif
+#ifndef SPLIT_MAX
+#define SPLIT_MAX 8
+#endif
+#ifndef SPLIT_MIN_KT
+#define SPLIT_MIN_KT 4
+#endif
+#ifndef FORCE_SPLIT
+#define FORCE_SPLIT 0
 #endif
 #ifndef FORCE_KERNEL
 #define FORCE_KERNEL                                                                               \
@@ -233,6 +281,16 @@ struct stream_k {
     int sk_tiles;     /* the tiles after them, whose K tiles are shared out evenly */
     float4 *partials; /* one slot of bm*bn floats per block */
     unsigned *flags;  /* flags[w] != 0: slot w holds block w's part of a tile, for block w+1 */
+};
+
+/* Split-K (a few small tiles, see "Split-K" below): block (slice s, tile t) computes K tiles
+ * [s*kt/slices, (s+1)*kt/slices) of tile t; the last of a tile's slices to finish adds them
+ * up, slice 0 first, and writes C. */
+struct split_k {
+    int slices;       /* blocks per tile, >= 2 */
+    int slice;        /* this block's slice (set in the kernel) */
+    float4 *partials; /* slices slots of bm*bn floats per tile, slice-major within a tile */
+    unsigned *counts; /* counts[t]: slices of tile t done; the last one resets it to 0 */
 };
 
 /* Everything from here to the kernels is sm_80+ device code: cp.async does not exist below
@@ -549,10 +607,69 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
     }
 }
 
+/* ---- Split-K: a few tiles, each cut along K over several blocks ----------------------------
+ * Below ~1100^2 even the 64x128 kernel has fewer tiles than the GPU has SMs (512^2: 32 tiles
+ * for 132 SMs), and a lone block per SM, one warp per scheduler, spends each K tile mostly
+ * waiting. So the launcher gives each tile `slices` blocks, block (s, t) taking the s-th
+ * stretch of t's K tiles: more blocks, each with a shorter K loop. A block stores its raw
+ * accumulators in its own slot and counts itself done (atomicAdd on the tile's counter);
+ * whichever block of the tile comes last adds the slots up in slice order, 0 first, and
+ * writes C := alpha*sum + beta*C. The order is fixed, so the result does not depend on which
+ * block finishes last (the same floats on every run), but it is not K in order: the sum
+ * rounds like any split-K GEMM, within the check's bound, not bit for bit like cuBLAS. No
+ * block ever waits for another, so no cooperative launch is needed. */
+
+/* acc += the partial sums in slot (same layout as store_partial). */
+static __device__ __forceinline__ void add_partial(struct shape sh, const float4 *slot,
+                                                   float acc[TM_MAX][TN])
+{
+    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
+    const float4 *mine = slot + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < tm; ++i)
+#pragma unroll
+        for (int q = 0; q < SUB_N; ++q) {
+            const float4 v = __ldcg(&mine[(i * SUB_N + q) * threads]);
+            acc[i][4 * q] += v.x;
+            acc[i][4 * q + 1] += v.y;
+            acc[i][4 * q + 2] += v.z;
+            acc[i][4 * q + 3] += v.w;
+        }
+}
+
+/* The end of one slice: store it, count it, and if it was the tile's last, sum and write C. */
+static __device__ __forceinline__ void split_finish(struct shape sh, const struct gemm_args *g,
+                                                    const struct split_k *sp, int tile, int tile_m,
+                                                    int tile_n, int row0, int col0,
+                                                    float acc[TM_MAX][TN])
+{
+    __shared__ int is_last;
+    const size_t slot_f4 = (size_t)(sh.sub_m * SUB * TN / 4) * (32 * WARPS_M * sh.warps_n);
+    const float4 *slots = sp->partials + (size_t)tile * sp->slices * slot_f4;
+    store_partial(sh, sp->partials + ((size_t)tile * sp->slices + sp->slice) * slot_f4, acc);
+    __threadfence(); /* each thread's stores reach L2 (visible GPU-wide) before the count */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned done = atomicAdd(&sp->counts[tile], 1u);
+        is_last = (done == (unsigned)sp->slices - 1u);
+        if (is_last)
+            sp->counts[tile] = 0u; /* every slice has counted: clean for the next launch */
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    __threadfence(); /* the other slices' stores, counted before ours, are read after this */
+    load_partial(sh, slots, acc);
+    for (int s = 1; s < sp->slices; ++s)
+        add_partial(sh, slots + (size_t)s * slot_f4, acc);
+    store_c(sh, g, tile_m, tile_n, row0, col0, acc);
+}
+
 /*
  * The product of K tiles [j0, j1) of C tile number `tile` (the rows of A and the columns of
  * B it needs), accumulated in registers, then written out: C := alpha*acc + beta*C, or
- * (out_slot != NULL: stream-K) the raw accumulators to out_slot, raising out_flag.
+ * (out_slot != NULL: stream-K) the raw accumulators to out_slot, raising out_flag, or
+ * (split != NULL: split-K) its slice of the tile, which the last slice adds up (split_finish).
  * K tile 0 is k = k_first .. k_first+7, K tile j >= 1 is k = k_first + 8j .. +7, with
  * k_first = K - 8*kt in (-8, 0] (see below). Shared memory must be free: the caller puts a
  * barrier between two calls. The sum starts from zero, or (init_slot != NULL: stream-K) from
@@ -563,7 +680,8 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
 static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
                                                     int tile, int j0, int j1,
                                                     const float4 *init_slot, unsigned *init_flag,
-                                                    float4 *out_slot, unsigned *out_flag)
+                                                    float4 *out_slot, unsigned *out_flag,
+                                                    const struct split_k *split)
 {
     const int threads = 32 * WARPS_M * sh.warps_n;
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
@@ -751,6 +869,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     if (out_slot) {
         store_partial(sh, out_slot, acc);
         raise_flag(out_flag);
+    } else if (split) {
+        split_finish(sh, g, split, tile, tile_m, tile_n, row0, col0, acc);
     } else {
         store_c(sh, g, tile_m, tile_n, row0, col0, acc);
     }
@@ -759,7 +879,22 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 /* Whole tiles: block b computes C tile b. */
 static __device__ __forceinline__ void whole_tile_body(struct shape sh, const struct gemm_args *g)
 {
-    tile_product(sh, g, blockIdx.x, 0, (g->K - 1) / BK + 1, NULL, NULL, NULL, NULL);
+    tile_product(sh, g, blockIdx.x, 0, (g->K - 1) / BK + 1, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* Split-K: block b is slice b / tiles of tile b % tiles. Blocks with neighbouring numbers
+ * (started together) are the same slice of neighbouring tiles: they read the same K stretch
+ * of A's row panels and B's column panels, which then stay in L2. */
+static __device__ __forceinline__ void split_body(struct shape sh, const struct gemm_args *g,
+                                                  struct split_k sp)
+{
+    const int kt = (g->K - 1) / BK + 1;
+    const int tiles = gridDim.x / sp.slices;
+    const int tile = blockIdx.x % tiles;
+    sp.slice = blockIdx.x / tiles;
+    const int j0 = (int)((long long)kt * sp.slice / sp.slices);
+    const int j1 = (int)((long long)kt * (sp.slice + 1) / sp.slices); /* > j0: slices <= kt */
+    tile_product(sh, g, tile, j0, j1, NULL, NULL, NULL, NULL, &sp);
 }
 
 /* One piece of a stream-K share: K tiles [j0, j1) of C tile `tile`. It continues block w-1's
@@ -775,7 +910,7 @@ static __device__ __forceinline__ void stream_k_piece(struct shape sh, const str
     tile_product(
         sh, g, sk->dp_tiles + tile, j0, j1,
         j0 > 0 ? sk->partials + (size_t)(w - 1) * slot_f4 : NULL, j0 > 0 ? &sk->flags[w - 1] : NULL,
-        j1 < kt ? sk->partials + (size_t)w * slot_f4 : NULL, j1 < kt ? &sk->flags[w] : NULL);
+        j1 < kt ? sk->partials + (size_t)w * slot_f4 : NULL, j1 < kt ? &sk->flags[w] : NULL, NULL);
 }
 
 /* Stream-K: block w's share of the K tiles of tiles dp_tiles .. dp_tiles+sk_tiles-1, counted
@@ -823,12 +958,18 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
     const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
     stream_k_body(sh, &g, &sk)
+#define BODY_SPLIT(warps_n, sub_m, stages, b16)                                                    \
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
+    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    split_body(sh, &g, sp)
 #elif defined(__CUDA_ARCH__)
-#define BODY(warps_n, sub_m, stages, b16)    __trap()
-#define BODY_SK(warps_n, sub_m, stages, b16) __trap()
+#define BODY(warps_n, sub_m, stages, b16)       __trap()
+#define BODY_SK(warps_n, sub_m, stages, b16)    __trap()
+#define BODY_SPLIT(warps_n, sub_m, stages, b16) __trap()
 #else
 #define BODY(warps_n, sub_m, stages, b16)
 #define BODY_SK(warps_n, sub_m, stages, b16)
+#define BODY_SPLIT(warps_n, sub_m, stages, b16)
 #endif
 
 /* 1 block of 256 threads per SM: 128 accumulators + 48 fragment floats -> ~216 registers. */
@@ -879,10 +1020,29 @@ __global__ void __launch_bounds__(S_THREADS, 4)
     BODY(S_WARPS_N, S_SUB_M, S_STAGES, 0);
 }
 
+/* The same tile shape, `sp.slices` blocks per tile (split-K), for the smallest C. */
+__global__ void __launch_bounds__(S_THREADS, 4)
+    sgemm_cp_async_64x128_split(int M, int N, int K, float alpha, const float *A, int lda,
+                                const float *B, int ldb, float beta, float *C, int ldc,
+                                struct split_k sp)
+{
+    BODY_SPLIT(S_WARPS_N, S_SUB_M, S_STAGES, 1);
+}
+
+__global__ void __launch_bounds__(S_THREADS, 4)
+    sgemm_cp_async_64x128_split_b4(int M, int N, int K, float alpha, const float *A, int lda,
+                                   const float *B, int ldb, float beta, float *C, int ldc,
+                                   struct split_k sp)
+{
+    BODY_SPLIT(S_WARPS_N, S_SUB_M, S_STAGES, 0);
+}
+
 typedef void (*gemm_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                             float *, int);
 typedef void (*stream_k_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                                 float *, int, struct stream_k);
+typedef void (*split_kernel)(int, int, int, float, const float *, int, const float *, int, float,
+                             float *, int, struct split_k);
 
 /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
 static long long ceil_div(int a, int b)
@@ -928,14 +1088,56 @@ static enum plan choose_plan(int M, int N, int sms, long long resident)
     return WHOLE_SMALL;
 }
 
-/* ---- The stream-K workspace ----------------------------------------------------------------
- * One per device: a slot of 128x256 floats and a flag per block. Made on first use and kept
+/* Split-K: how many slices (blocks per tile) the 64x128 kernel's `tiles` tiles get; 1 = none.
+ * Cost model, in K tiles of one block's time, with n = ceil(tiles*s / SMs) blocks on the
+ * busiest SM sharing its throughput:
+ *   s = 1:   n * kt
+ *   s >= 2:  n * (ceil(kt / s) + SPLIT_BLOCK_COST) + SPLIT_SLOT_COST * s
+ * SPLIT_BLOCK_COST (8) is what a slice block adds: a pipeline fill and a 32 KB partial sum
+ * written and read back, which at ~1000 blocks is ~60 MB through L2; SPLIT_SLOT_COST (1) is
+ * the last block of a tile reading s slots. Both were fitted to slices forced 2..8 at
+ * 256..1792 on the H200 (results/notes/step_11.md): the good slice counts are those that
+ * fill the last round of blocks, and every block costs ~3 us of partial-sum traffic. The
+ * cheapest s wins, ties to fewer slices. On 132 SMs (kt = K / 8):
+ *   256^2    8 tiles: s = 4  (ratio to cuBLAS, H200: 0.65 unsplit -> 0.87)
+ *   512^2   32 tiles: s = 4  (0.56 -> 0.96; s = 8: 0.87)
+ *   768^2   72 tiles: s = 3  (0.86 -> 1.03; s = 4, 2.2 rounds of blocks: 0.93)
+ *   1024^2 128 tiles: s = 1  (1.14; s = 2: 1.04)
+ *   1536^2 288 tiles: s = 3  (0.94 -> 1.03)
+ * No slice is shorter than SPLIT_MIN_KT K tiles, no tile has more than SPLIT_MAX slices, and
+ * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near). */
+#define SPLIT_MAX_BLOCKS 8192
+static int split_slices(long long tiles, int K, int sms)
+{
+    const long long kt = ceil_div(K, BK);
+    long long best = 1;
+    if (FORCE_SPLIT > 1) {
+        best = FORCE_SPLIT < kt ? FORCE_SPLIT : kt;
+    } else if (SPLIT_K) {
+        long long best_cost = ((tiles - 1) / sms + 1) * kt;
+        for (long long s = 2; s <= SPLIT_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
+            const long long n = (tiles * s - 1) / sms + 1;
+            const long long cost = n * ((kt - 1) / s + 1 + SPLIT_BLOCK_COST) + SPLIT_SLOT_COST * s;
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = s;
+            }
+        }
+    }
+    if (best < 2 || tiles * best > SPLIT_MAX_BLOCKS)
+        return 1;
+    return (int)best;
+}
+
+/* ---- The stream-K and split-K workspace ----------------------------------------------------
+ * One per device: slots of 128x256 floats and as many flags (stream-K: a slot and a flag per
+ * block; split-K: four 64x128 slots per slot and a count per tile). Made on first use and kept
  * for the life of the process: the launcher never waits for a kernel, so it could not know
  * when freeing it is safe. Every flag a launch raises is cleared by the block that waits for
- * it, so each launch leaves the flags at zero for the next. Two launches must not use the
- * workspace at once: a launch on another stream than the last one first waits (on the GPU,
- * not the host) for that one, through an event recorded after each launch. One mutex covers
- * it from lookup to that record. */
+ * it (every count by the last block of its tile), so each launch leaves zeros for the next.
+ * Two launches must not use the workspace at once: a launch on another stream than the last
+ * one first waits (on the GPU, not the host) for that one, through an event recorded after
+ * each launch. One mutex covers it from lookup to that record. */
 #define MAX_DEVICES 64
 
 struct workspace {
@@ -1051,6 +1253,44 @@ static cudaError_t launch_stream_k(stream_k_kernel sk_kernel, gemm_kernel whole,
     return cudaGetLastError();
 }
 
+/* Split-K launch of the small kernel: `slices` blocks for each of `tiles` 64x128 tiles. The
+ * workspace holds a 64x128 slot per block (four to a 128x256 slot) and a counter per tile.
+ * Sets *launched = 0 (and returns success) when there is no workspace slot for this device:
+ * the caller then runs whole tiles. */
+static cudaError_t launch_split(split_kernel kernel, int slices, long long tiles, int smem, int M,
+                                int N, int K, float alpha, const float *A, int lda, const float *B,
+                                int ldb, float beta, float *C, int ldc, cudaStream_t stream,
+                                int *launched)
+{
+    int device = 0;
+    *launched = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaSuccess;
+    const long long blocks = tiles * slices;
+    const long long large_slots = (blocks - 1) / ((L_BM * L_BN) / (S_BM * S_BN)) + 1;
+    const int slots = (int)(large_slots > tiles ? large_slots : tiles); /* one count per tile */
+
+    pthread_mutex_lock(&workspace_lock);
+    struct workspace *ws = NULL;
+    err = get_workspace(device, slots, stream, &ws);
+    if (err == cudaSuccess) {
+        const struct split_k sp = {slices, 0, ws->partials, ws->flags};
+        kernel<<<(unsigned)blocks, S_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
+                                                              C, ldc, sp);
+        err = cudaGetLastError();
+        if (err == cudaSuccess) {
+            *launched = 1;
+            err = cudaEventRecord(ws->last_use, stream);
+            ws->last_stream = stream;
+        }
+    }
+    pthread_mutex_unlock(&workspace_lock);
+    return err;
+}
+
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
@@ -1078,6 +1318,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const gemm_kernel large = b16 ? sgemm_cp_async_128x256 : sgemm_cp_async_128x256_b4;
     const gemm_kernel small = b16 ? sgemm_cp_async_64x128 : sgemm_cp_async_64x128_b4;
     const stream_k_kernel large_sk = b16 ? sgemm_cp_async_128x256_sk : sgemm_cp_async_128x256_sk_b4;
+    const split_kernel small_split =
+        b16 ? sgemm_cp_async_64x128_split : sgemm_cp_async_64x128_split_b4;
     const int large_smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const int small_smem = SMEM_BYTES(S_STAGES, S_BM, S_BN);
     if (large_smem > 48 * 1024) { /* above 48 KB a kernel must opt in to dynamic shared memory */
@@ -1092,6 +1334,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (small_smem > 48 * 1024) {
         err = cudaFuncSetAttribute((const void *)small, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    small_smem);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute((const void *)small_split,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, small_smem);
         if (err != cudaSuccess)
             return err;
     }
@@ -1117,8 +1362,19 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     }
     /* Whole tiles, block b computing tile b. One 1-D grid: C spans <= INT_MAX floats, so the
      * block count fits gridDim.x (2^31 - 1) and no slabs are needed. */
+    const long long small_tiles = ceil_div(M, S_BM) * ceil_div(N, S_BN);
+    if (plan == WHOLE_SMALL) {
+        const int slices = split_slices(small_tiles, K, sms);
+        if (slices > 1) {
+            int launched = 0;
+            err = launch_split(small_split, slices, small_tiles, small_smem, M, N, K, alpha, A, lda,
+                               B, ldb, beta, C, ldc, stream, &launched);
+            if (err != cudaSuccess || launched)
+                return err;
+        }
+    }
     const int use_small = (plan == WHOLE_SMALL);
-    const long long blocks = use_small ? ceil_div(M, S_BM) * ceil_div(N, S_BN) : large_tiles;
+    const long long blocks = use_small ? small_tiles : large_tiles;
     if (blocks > 0x7fffffffLL)
         return cudaErrorInvalidValue;
     if (use_small)

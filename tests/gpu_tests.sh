@@ -23,9 +23,10 @@ mkdir -p "$logdir"
 one_rung() {
   local bin=$1 name status bad=0
   # Shapes that are multiples of nothing: edge tiles in every dimension, misaligned rows.
-  # tile-aligned ones (K % 8 == 0), which take the fast paths (rung 10: texture loads), and
-  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 11: stream-K, split tiles).
-  local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37"
+  # tile-aligned ones (K % 8 == 0), which take the fast paths (rung 10: texture loads),
+  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 11: stream-K, split tiles), and
+  # one with few tiles and a long K (rung 11: split-K, 9 tiles x 6 slices, a partial K tile).
+  local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
   status=$?

@@ -127,6 +127,26 @@ static void many_tiles(void **state)
     assert_true(sk_exact && sk_random && sk_padded && sk_rounds);
 }
 
+static void few_tiles(void **state)
+{
+    (void)state;
+    /* at most 132 tiles of 64x128 (so 2 blocks per SM of a 132-SM GPU need 2+ per tile) and
+     * K of at least 8 K tiles of 8 (2 slices of 4): rung 11 cuts K over blocks (split-K) */
+    int sp_exact = 0, sp_random = 0, sp_padded = 0, sp_beta = 0, sp_partial_k = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        const long long tiles = ((c->m + 63) / 64) * (long long)((c->n + 127) / 128);
+        if (c->kind != CASE_PRODUCT || tiles > 132 || c->k < 64)
+            continue;
+        sp_exact |= c->exact;
+        sp_random |= !c->exact;
+        sp_padded |= c->lda_pad % 4 != 0 && c->ldb_pad % 4 != 0;
+        sp_beta |= c->beta != 0.0f;
+        sp_partial_k |= c->k % 8 != 0;
+    }
+    assert_true(sp_exact && sp_random && sp_padded && sp_beta && sp_partial_k);
+}
+
 static void contract_special_cases(void **state)
 {
     (void)state;
@@ -153,6 +173,7 @@ int main(void)
         cmocka_unit_test(every_scalar_pair_exact_and_random),
         cmocka_unit_test(extreme_shapes),
         cmocka_unit_test(many_tiles),
+        cmocka_unit_test(few_tiles),
         cmocka_unit_test(contract_special_cases),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
