@@ -60,14 +60,14 @@
  *      at 1536^2 288 tiles make 2.2 rounds. There the launcher cuts each tile's K loop over
  *      2-8 blocks (sgemm_cp_async_64x128_split; "Split-K" below, slice counts from the cost
  *      model in split_slices()); the last block of a tile to finish adds the partial sums
- *      up in a fixed order and writes C. Predicted: up to 2x at 512^2 (31 us -> ~10 us).
- *      Measured on the H200 (ratio to cuBLAS, unsplit -> split): 256 0.65 -> 0.87, 512
- *      0.56 -> 0.96, 768 0.86 -> 1.03, 1536 0.94 -> 1.03. At 512 that is 1.7x, not 2x: every
- *      block adds ~3 us of partial-sum traffic through L2 (fitted from slice counts forced
- *      2..8, results/notes/step_11.md), and it pays only where the blocks fill their last
- *      round: at 1024^2 (128 tiles) two slices lose 9%, so the model keeps whole tiles
- *      there. Unlike stream-K this changes the rounding: not bit for bit like cuBLAS at
- *      those sizes any more (rel err ~3e-7), but the same floats on every run.
+ *      up in a fixed order and writes C. Predicted: up to 3x at 512^2 (31 us -> ~10 us).
+ *      Measured on the H200 (ratio to cuBLAS, unsplit -> split, `make step=11 run`): 256
+ *      0.65 -> 0.85, 512 0.56 -> 0.97, 768 0.86 -> 1.05, 1536 0.94 -> 1.03. At 512 that is
+ *      1.7x, not 3x: every block adds ~3 us of partial-sum traffic through L2 (fitted from
+ *      slice counts forced 2..8, results/notes/step_11.md), and it pays only where the
+ *      blocks fill their last round: at 1024^2 (128 tiles) two slices lose 9%, so the model
+ *      keeps whole tiles there. Unlike stream-K this changes the rounding: not bit for bit
+ *      like cuBLAS at those sizes any more (rel err 2-5e-7), but the same floats every run.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -92,6 +92,8 @@
  *   results/NOTES.md). The whole-tile K loop compiles to the same 1111 SASS instructions as
  *   before; a first version that passed the accumulators into tile_product() instead of
  *   declaring them there got a different register allocation and ran 1% slower.
+ *   with split-K (item 8): 1.150 / 1.012 / 1.006 / 1.030 (session 3; those four sizes do not
+ *   split, and the other kernels' SASS is unchanged: the same within the run-to-run spread).
  *   The prediction missed at 4096: the FMA pipe runs 80% busy (cuBLAS 79%) and 87% of the
  *   issue slots are used. The idle 13% are not the LDS.128 latency we first blamed (short
  *   scoreboard stalls at the first FFMAs of each k step; ptxas issues each LDS only ~48
