@@ -46,6 +46,25 @@ static struct check_case product(const char *group, int m, int n, int k, struct 
     return c;
 }
 
+/* Each shape exact and random (the scalar pairs cycling), each plain and with padded rows
+ * (lda + 3, ldb + 1: not multiples of 4, so the 4-byte B copies; ldc + 32). */
+static int add_shapes(struct check_case *cases, int n, int max, const char *group,
+                      const int (*shapes)[3], int count)
+{
+    for (int s = 0; s < count; s++) {
+        for (int exact = 0; exact <= 1; exact++) {
+            struct check_case c = product(group, shapes[s][0], shapes[s][1], shapes[s][2],
+                                          pairs[(s + exact) % NPAIRS], exact);
+            n = add(cases, n, max, c);
+            c.lda_pad = 3;
+            c.ldb_pad = 1;
+            c.ldc_pad = 32;
+            n = add(cases, n, max, c);
+        }
+    }
+    return n;
+}
+
 int check_matrix(struct check_case *cases, int max)
 {
     int n = 0;
@@ -110,35 +129,14 @@ int check_matrix(struct check_case *cases, int max)
      * 132 SMs, 153 and 165 on 108 too), so rung 11 shares K out between blocks (stream-K):
      * split tiles, a partial first K tile, B copied 16 or 4 bytes at a time, padded rows. */
     static const int many_tiles[][3] = {{2049, 2300, 300}, {1100, 4100, 1001}, {4100, 1030, 77}};
-    for (int s = 0; s < COUNT(many_tiles); s++) {
-        for (int exact = 0; exact <= 1; exact++) {
-            struct check_case c =
-                product("many tiles: stream-K", many_tiles[s][0], many_tiles[s][1],
-                        many_tiles[s][2], pairs[(s + exact) % NPAIRS], exact);
-            n = add(cases, n, max, c);
-            c.lda_pad = 3;
-            c.ldb_pad = 1;
-            c.ldc_pad = 32;
-            n = add(cases, n, max, c);
-        }
-    }
+    n = add_shapes(cases, n, max, "many tiles: stream-K", many_tiles, COUNT(many_tiles));
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */
     n = add(cases, n, max, product("many tiles: stream-K", 4096, 4096, 64, pairs[1], 0));
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
      * cut, so rung 11 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
     static const int few_tiles[][3] = {{200, 300, 999}, {64, 128, 64}, {700, 600, 2001}};
-    for (int s = 0; s < COUNT(few_tiles); s++) {
-        for (int exact = 0; exact <= 1; exact++) {
-            struct check_case c = product("few tiles: split-K", few_tiles[s][0], few_tiles[s][1],
-                                          few_tiles[s][2], pairs[(s + exact) % NPAIRS], exact);
-            n = add(cases, n, max, c);
-            c.lda_pad = 3;
-            c.ldb_pad = 1;
-            c.ldc_pad = 32;
-            n = add(cases, n, max, c);
-        }
-    }
+    n = add_shapes(cases, n, max, "few tiles: split-K", few_tiles, COUNT(few_tiles));
     /* Extreme shapes: gridDim.y stops at 65535, so launchers run M beyond 65535 row tiles
      * as slabs; 8,388,613 rows is past that for every tile height up to 128.  And a K of a
      * million (exact inputs stay exact: |sum| <= 4K < 2^24). */
