@@ -1101,10 +1101,11 @@ static enum plan choose_plan(int M, int N, int sms, long long resident)
  * 256..1792 on the H200 (results/notes/step_11.md): the good slice counts are those that
  * fill the last round of blocks, and every block costs ~3 us of partial-sum traffic. The
  * cheapest s wins, ties to fewer slices. On 132 SMs (kt = K / 8):
- *   256^2    8 tiles: s = 4  (ratio to cuBLAS, H200: 0.65 unsplit -> 0.87)
- *   512^2   32 tiles: s = 4  (0.56 -> 0.96; s = 8: 0.87)
- *   768^2   72 tiles: s = 3  (0.86 -> 1.03; s = 4, 2.2 rounds of blocks: 0.93)
- *   1024^2 128 tiles: s = 1  (1.14; s = 2: 1.04)
+ *   256^2    8 tiles: s = 4  (ratio to cuBLAS, H200: 0.65 unsplit -> 0.85)
+ *   512^2   32 tiles: s = 4  (0.56 -> 0.97; s = 8 forced: 0.87)
+ *   768^2   72 tiles: s = 3  (0.86 -> 1.05; s = 4 forced, 2.2 rounds of blocks: 0.93)
+ *   1024^2 128 tiles: s = 1  (1.14; s = 2 forced: 1.04)
+ *   1280^2 200 tiles: s = 3  (1.09 either way)
  *   1536^2 288 tiles: s = 3  (0.94 -> 1.03)
  * No slice is shorter than SPLIT_MIN_KT K tiles, no tile has more than SPLIT_MAX slices, and
  * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near). */
