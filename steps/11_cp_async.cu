@@ -61,13 +61,14 @@
  *      2-8 blocks (sgemm_cp_async_64x128_split; "Split-K" below, slice counts from the cost
  *      model in split_slices()); the last block of a tile to finish adds the partial sums
  *      up in a fixed order and writes C. Predicted: up to 3x at 512^2 (31 us -> ~10 us).
- *      Measured on the H200 (ratio to cuBLAS, unsplit -> split, `make step=11 run`): 256
- *      0.65 -> 0.85, 512 0.56 -> 0.97, 768 0.86 -> 1.05, 1536 0.94 -> 1.03. At 512 that is
- *      1.7x, not 3x: every block adds ~3 us of partial-sum traffic through L2 (fitted from
- *      slice counts forced 2..8, results/notes/step_11.md), and it pays only where the
- *      blocks fill their last round: at 1024^2 (128 tiles) two slices lose 9%, so the model
- *      keeps whole tiles there. Unlike stream-K this changes the rounding: not bit for bit
- *      like cuBLAS at those sizes any more (rel err 2-5e-7), but the same floats every run.
+ *      Measured on the H200 (ratio to cuBLAS; unsplit: a SPLIT_K=0 build, split: `make
+ *      step=11 run`): 256 0.65 -> 0.85, 512 0.56 -> 0.97, 768 0.86 -> 1.05, 1536 0.94 ->
+ *      1.03. At 512 that is 1.7x, not 3x: every block adds ~3 us of partial-sum traffic
+ *      through L2 (fitted from slice counts forced 2..8, results/notes/step_11.md), and it
+ *      pays only where the blocks fill their last round: at 1024^2 (128 tiles) two slices
+ *      lose 8%, so the model keeps whole tiles there. Unlike stream-K this changes the
+ *      rounding: not bit for bit like cuBLAS at those sizes any more (rel err 2-6e-7), but
+ *      the same floats every run.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -101,7 +102,7 @@
  *   them ~78 ahead, the short-scoreboard stalls halve (0.21 -> 0.11 per instruction), and
  *   the FMA pipe stays at 80.2%. With 2 warps per scheduler, the stalls that remain
  *   (dispatch 0.15, barrier 0.07, short scoreboard) are what is left to win; a third warp
- *   needs <= 168 registers, where this tile spills 452 bytes. Tried and lost: BK = 16, a
+ *   needs <= 168 registers, where this tile spills 296 bytes. Tried and lost: BK = 16, a
  *   128x128 tile with 2 blocks per SM (4 or 8 warps each), 3 fragment buffers, 4 stages.
  *
  * The pipeline (stages = L_STAGES or S_STAGES; tile t is commit group t)
