@@ -69,6 +69,20 @@
  *      lose 8%, so the model keeps whole tiles there. Unlike stream-K this changes the
  *      rounding: not bit for bit like cuBLAS at those sizes any more (rel err 2-6e-7), but
  *      the same floats every run.
+ *   9. The FFMA order, measured. Which column of the thread tile comes first, and in which
+ *      order the rows run down it, changes nothing in the sums (each accumulator still adds
+ *      k = 0, 1, ..., K-1 in order, so the floats are the same) but everything in the code:
+ *      ptxas schedules the LDS.128 and allocates the registers from the order it is given.
+ *      160 random orders (the 8 columns in a random order with the 16 rows in a random
+ *      order down and up, the same with rows outside, or in bands of 4 or 8 rows) ran from
+ *      0.91 to 1.03x cuBLAS at 4096 on the H200. The measurement is sharp: an order timed
+ *      twice in one run agrees within 0.2%, and the 8 best timed again in a later run kept
+ *      their lead over the plain order (+1.2 to +2.3%). None of the static counts we tried
+ *      (register reads, register bank conflicts, how early each LDS.128 is issued) ranks
+ *      them. The large kernels use the fastest one, FFMA_ORDER_16x8 below: +2.0-2.3% at
+ *      2048, 4096 and 8192 over columns 0..7 and rows 0..15 (1.033 / 1.034 / 1.057 against
+ *      1.010 / 1.011 / 1.036 in the same run). It is tuned to this compiler (CUDA 13.0):
+ *      another ptxas may schedule it differently; FFMA_TUNED=0 gives the plain order back.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -76,7 +90,7 @@
  *   STS, address add or barrier displaces an FFMA. The K loop of the 128x256 kernel is
  *   1111 SASS instructions per tile, 1024 of them FFMA (92.2%); LDGSTS replaces the
  *   rung-10 pair LDG + STS and needs no registers to hold a tile in flight, which is what
- *   lets 216 registers go to 128 accumulators + 48 fragment floats. The deeper pipeline
+ *   lets 212 registers hold 128 accumulators + 48 fragment floats. The deeper pipeline
  *   matters because one block of 8 warps fills an SM (2 warps per scheduler): there are few
  *   other warps to run while a copy is late, so the copy must have been issued tiles ago.
  *
@@ -95,15 +109,21 @@
  *   declaring them there got a different register allocation and ran 1% slower.
  *   with split-K (item 8): 1.150 / 1.012 / 1.006 / 1.030 (session 3; those four sizes do not
  *   split, and the other kernels' SASS is unchanged: the same within the run-to-run spread).
- *   The prediction missed at 4096: the FMA pipe runs 80% busy (cuBLAS 79%) and 87% of the
- *   issue slots are used. The idle 13% are not the LDS.128 latency we first blamed (short
- *   scoreboard stalls at the first FFMAs of each k step; ptxas issues each LDS only ~48
- *   instructions before its use): built with ptxas -regUsageLevel=6, the same source issues
- *   them ~78 ahead, the short-scoreboard stalls halve (0.21 -> 0.11 per instruction), and
- *   the FMA pipe stays at 80.2%. With 2 warps per scheduler, the stalls that remain
- *   (dispatch 0.15, barrier 0.07, short scoreboard) are what is left to win; a third warp
- *   needs <= 168 registers, where this tile spills 296 bytes. Tried and lost: BK = 16, a
- *   128x128 tile with 2 blocks per SM (4 or 8 warps each), 3 fragment buffers, 4 stages.
+ *   with the measured FFMA order (item 9): 1.139 / 1.033 / 1.030 / 1.052 (session 4;
+ *   52.8 TFLOP/s at 4096 = 82% of the 64.1 TFLOP/s FFMA peak, 53.9 at 8192 = 84%).
+ *   The prediction missed at 4096: before item 9 the FMA pipe ran 80% busy (cuBLAS 79%) with
+ *   87% of the issue slots used (after it: 81.9% and 88.6%). The idle slots are not the
+ *   LDS.128 latency we first blamed (short scoreboard stalls at the first FFMAs of each k
+ *   step; ptxas issues each LDS only ~48 instructions before its use): built with ptxas
+ *   -regUsageLevel=6, the same source issues them ~78 ahead, the short-scoreboard stalls
+ *   halve (0.21 -> 0.11 per instruction), and the FMA pipe stays at 80.2%. With 2 warps per
+ *   scheduler, the stalls that remain (dispatch 0.15, barrier 0.07, short scoreboard) are
+ *   what is left to win; a third warp needs <= 168 registers, where this tile spills 296
+ *   bytes. Nor are the idle slots for want of warps: a 96x128 tile (4 warps, 12x8 per
+ *   thread, 164 registers, 3 blocks = 3 warps per scheduler; session 4) keeps the issue
+ *   slots just as busy (86.9%) and runs 0.955 at 4096. What did move the speed is the order
+ *   of the FFMAs (item 9). Tried and lost: BK = 16, a 128x128 tile with 2 or 3 blocks per
+ *   SM (4 or 8 warps each), 3 fragment buffers, 4 stages.
  *
  * The pipeline (stages = L_STAGES or S_STAGES; tile t is commit group t)
  *   prologue: copy tiles 0..stages-2, one commit each; wait_group(stages-2); barrier.
@@ -142,15 +162,16 @@
    - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
- *   sgemm_cp_async_128x256, _b4: 216 / 216 registers, 1 barrier, 0 stack; dynamic shared
+ *   sgemm_cp_async_128x256, _b4: 212 / 212 registers, 1 barrier, 0 stack; dynamic shared
  *     memory 3 x 12,416 = 37,248 bytes; 1 block (8 warps) per SM.
- *   sgemm_cp_async_128x256_sk, _sk_b4: 252 / 250 registers (three copies of the K loop, one
+ *   sgemm_cp_async_128x256_sk, _sk_b4: 241 / 241 registers (three copies of the K loop, one
  *     per piece), 1 barrier, 0 stack; the same shared memory; 1 block per SM.
  *   sgemm_cp_async_64x128, _b4: 128 / 124 registers (launch bound 128), 1 barrier, 0 stack;
  *     dynamic shared memory 4 x 6,272 = 25,088 bytes; up to 4 blocks per SM.
  *   sgemm_cp_async_64x128_split, _split_b4: 126 / 126 registers (sm_80-89: 128), the same
  *     shared memory and 16 bytes of static shared memory (the "last slice" flag).
- *   (sm_80: 207, 248 and 128; sm_86 / sm_89: 212, 247 and 126; all 0 spills, 0 stack.)
+ *   (sm_80: 209, 234-236 and 128; sm_86 / sm_89: 206, 239-241 and 126; all 0 spills, 0
+ *   stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
  *   cudaFuncSetAttribute.
  *
@@ -158,7 +179,7 @@
  * A_WHOLE_SECTORS (0: the first A copy layout), STREAM_K (0: whole tiles only),
  * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128),
  * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_SLOT_COST, SPLIT_MAX, SPLIT_MIN_KT,
- * FORCE_SPLIT (n: every 64x128 launch in n slices).
+ * FORCE_SPLIT (n: every 64x128 launch in n slices), FFMA_TUNED (0: the plain FFMA order).
  * See results/notes/step_11.md.
  */
 #include <pthread.h>
@@ -231,6 +252,37 @@
 #endif
 #ifndef FORCE_SPLIT
 #define FORCE_SPLIT 0
+#endif
+/* The order of the 128 FFMAs of a k step in the large kernel (item 9 of the header): X(i, j)
+ * is acc[i][j] += frag_a[i] * frag_b[j]. Column by column (1, 6, 0, 3, 4, 5, 7, 2), the 16
+ * rows of each in one fixed order, reversed every other column: the fastest of 160 random
+ * orders measured on the H200 with CUDA 13.0 (results/notes/step_11.md, session 4).
+ * FFMA_TUNED 0: the plain serpentine (columns 0..7, rows 0..15 down and up), as in sessions
+ * 1-3. To time another order, put its own "#define FFMA_ORDER_16x8 X(..) ..." in a file and
+ * build with -DFFMA_ORDER_FILE=\"path\" (scripts/build_variant.sh). */
+#ifndef FFMA_TUNED
+#define FFMA_TUNED 1
+#endif
+#ifdef FFMA_ORDER_FILE
+#include FFMA_ORDER_FILE
+#else
+#define FFMA_ORDER_16x8                                                                            \
+    X(11, 1) X(15, 1) X(10, 1) X(12, 1) X(13, 1) X(6, 1) X(4, 1) X(7, 1) \
+    X(1, 1) X(9, 1) X(14, 1) X(2, 1) X(3, 1) X(5, 1) X(8, 1) X(0, 1) \
+    X(0, 6) X(8, 6) X(5, 6) X(3, 6) X(2, 6) X(14, 6) X(9, 6) X(1, 6) \
+    X(7, 6) X(4, 6) X(6, 6) X(13, 6) X(12, 6) X(10, 6) X(15, 6) X(11, 6) \
+    X(11, 0) X(15, 0) X(10, 0) X(12, 0) X(13, 0) X(6, 0) X(4, 0) X(7, 0) \
+    X(1, 0) X(9, 0) X(14, 0) X(2, 0) X(3, 0) X(5, 0) X(8, 0) X(0, 0) \
+    X(0, 3) X(8, 3) X(5, 3) X(3, 3) X(2, 3) X(14, 3) X(9, 3) X(1, 3) \
+    X(7, 3) X(4, 3) X(6, 3) X(13, 3) X(12, 3) X(10, 3) X(15, 3) X(11, 3) \
+    X(11, 4) X(15, 4) X(10, 4) X(12, 4) X(13, 4) X(6, 4) X(4, 4) X(7, 4) \
+    X(1, 4) X(9, 4) X(14, 4) X(2, 4) X(3, 4) X(5, 4) X(8, 4) X(0, 4) \
+    X(0, 5) X(8, 5) X(5, 5) X(3, 5) X(2, 5) X(14, 5) X(9, 5) X(1, 5) \
+    X(7, 5) X(4, 5) X(6, 5) X(13, 5) X(12, 5) X(10, 5) X(15, 5) X(11, 5) \
+    X(11, 7) X(15, 7) X(10, 7) X(12, 7) X(13, 7) X(6, 7) X(4, 7) X(7, 7) \
+    X(1, 7) X(9, 7) X(14, 7) X(2, 7) X(3, 7) X(5, 7) X(8, 7) X(0, 7) \
+    X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2) \
+    X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(12, 2) X(10, 2) X(15, 2) X(11, 2)
 #endif
 #ifndef FORCE_KERNEL
 #define FORCE_KERNEL                                                                               \
@@ -854,10 +906,17 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
             load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m);
             /* Column by column, the rows snaking down and up (CUTLASS's "serpentine" order):
              * consecutive FFMAs share an operand, which ptxas marks .reuse so that it is
-             * read from the operand cache instead of the register file. ptxas re-schedules
-             * the FFMAs anyway, so this is a hint; measured on the H200 it cut the dispatch
-             * stalls sampled on the FFMAs from 0.22 to 0.15 per instruction and gained 6-7%
-             * over the row-by-row order (results/notes/step_11.md). */
+             * read from the operand cache instead of the register file (measured on the H200:
+             * dispatch stalls sampled on the FFMAs 0.22 -> 0.15 per instruction, +6-7% over
+             * the row-by-row order). In the large kernel the columns and the rows come in
+             * the measured order FFMA_ORDER_16x8 (item 9 of the header): any order
+             * adds the same products to each accumulator, k in order, but ptxas schedules
+             * and allocates the loop from the order it is given. */
+            if (FFMA_TUNED && tm == TM_MAX) {
+#define X(i, j) acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
+                FFMA_ORDER_16x8
+#undef X
+            } else
 #pragma unroll
             for (int j = 0; j < TN; ++j)
 #pragma unroll
