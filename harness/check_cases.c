@@ -126,8 +126,9 @@ int check_matrix(struct check_case *cases, int max)
                         product("alpha and beta", scalar_shapes[s][0], scalar_shapes[s][1],
                                 scalar_shapes[s][2], pairs[p], exact));
     /* Many tiles: more 128x256 tiles than SMs, and not a whole number of rounds (153 and 165 on
-     * 132 SMs, 153 and 165 on 108 too), so rung 11 shares K out between blocks (stream-K):
-     * split tiles, a partial first K tile, B copied 16 or 4 bytes at a time, padded rows. */
+     * 132 SMs, 153 and 165 on 108 too), so rung 11 shares K out between blocks (stream-K, or
+     * on 132 SMs a split tail for 2 of the 3): split tiles, a partial first K tile, B copied
+     * 16 or 4 bytes at a time, padded rows. */
     static const int many_tiles[][3] = {{2049, 2300, 300}, {1100, 4100, 1001}, {4100, 1030, 77}};
     n = add_shapes(cases, n, max, "many tiles: stream-K", many_tiles, COUNT(many_tiles));
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */

@@ -1,8 +1,8 @@
 /*
  * Rung 11 - cp.async: global -> shared copies that skip the registers, a multi-stage
  * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size,
- * stream-K for the last round of tiles, and split-K where tiles are too few). The ladder's
- * final answer for every size.
+ * stream-K or a split tail for the last round of tiles, and split-K where tiles are too
+ * few). The ladder's final answer for every size.
  *
  * What changes from rung 10
  *   1. Copies. Rung 10 loads a tile into registers (LDG, or a texture fetch) and stores it to
@@ -83,6 +83,27 @@
  *      2048, 4096 and 8192 over columns 0..7 and rows 0..15 (1.033 / 1.034 / 1.057 against
  *      1.010 / 1.011 / 1.036 in the same run). It is tuned to this compiler (CUDA 13.0):
  *      another ptxas may schedule it differently; FFMA_TUNED=0 gives the plain order back.
+ *  10. A split tail. Where the 128x256 tiles fill some rounds and then at most half of one
+ *      more (3072^2: 288 tiles = 2 rounds of 132 + 24), the tiles of that last round are cut
+ *      along K into s = 132 / 24 = 5 equal slices (sgemm_cp_async_128x256_split: item 8's
+ *      split-K on the large tile), so that 120 blocks take a fifth of a tile each instead of
+ *      24 SMs taking a whole one. Stream-K (item 7) spreads the last two rounds instead; on
+ *      the H100 its shares run ~13% slower per tile than whole tiles, a round of pieces only
+ *      ~5-8% of a round beyond its share. Measured on an H100 (ratio to cuBLAS, session 4's
+ *      rung -> this one, same process; STREAM_K_COST refitted to 113 at the same time):
+ *      2816 0.996 -> 1.027 (whole tiles now), 3072 1.095 -> 1.147, 3840 1.088 -> 1.100,
+ *      4864 1.092 -> 1.118, 5632 1.071 -> 1.083, 6400 1.082 -> 1.099, 6656 1.089 -> 1.100;
+ *      4096 and 8192 unchanged (1.025, 1.047). What was predicted first, and missed: an
+ *      uneven cut of a last round MORE than half busy (4096^2: 116 tiles for 132 SMs, each
+ *      cut at 8/9 of K, the 116 short ends following each other on the 16 free SMs) should
+ *      end the run 1/9 of a round sooner, +2.5% at 4096. It lost 4%: Nsight Compute showed
+ *      the split kernel's K loop at a 66% busy FMA pipe, against 82% in the whole-tile
+ *      kernel. The same source, compiled into another kernel, got another schedule from
+ *      ptxas (254 registers; short-scoreboard, barrier and MIO stalls 0.42 / 0.17 / 0.08
+ *      per instruction against 0.14 / 0.05 / 0). Summing the slices from memory instead of
+ *      registers (sum_slots()) brought it to ~230 registers and a 74% busy pipe: enough for
+ *      a small last round, not for 8/9 of one, and the uneven cut lost at every size tried
+ *      (2560, 2816, 4096, 4608). Kept: equal slices, where the last round is half busy or less.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -111,6 +132,8 @@
  *   split, and the other kernels' SASS is unchanged: the same within the run-to-run spread).
  *   with the measured FFMA order (item 9): 1.139 / 1.033 / 1.030 / 1.052 (session 4;
  *   52.8 TFLOP/s at 4096 = 82% of the 64.1 TFLOP/s FFMA peak, 53.9 at 8192 = 84%).
+ *   with the split tail (item 10): those four sizes do not split; see item 10 for the ones
+ *   that do (session 5, on an H100).
  *   The prediction missed at 4096: before item 9 the FMA pipe ran 80% busy (cuBLAS 79%) with
  *   87% of the issue slots used (after it: 81.9% and 88.6%). The idle slots are not the
  *   LDS.128 latency we first blamed (short scoreboard stalls at the first FFMAs of each k
@@ -155,10 +178,10 @@
  *     (block w+1 continues block w's accumulators, k in order); the launch is cooperative,
  *     so a block never waits on one that is not running; if the GPU cannot hold all the
  *     blocks at once (cudaErrorCooperativeLaunchTooLarge), the launcher runs whole tiles.
- *   - Split-K: each slice starts at a whole K tile (only tile 0 is partial), the counts are
- *     atomic and the last block reads the slots only after a fence, so any finishing order
- *     gives the same floats; a device without a workspace slot (more than 64 devices) runs
- *     whole tiles.
+ *   - Split-K and the split tail: each slice starts at a whole K tile (only tile 0 is
+ *     partial), the counts are atomic and the last block reads the slots only after a
+ *     fence, so any finishing order gives the same floats (a split sum's, not K in order);
+ *     a device without a workspace slot (more than 64 devices) runs whole tiles.
    - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
@@ -170,6 +193,8 @@
  *     dynamic shared memory 4 x 6,272 = 25,088 bytes; up to 4 blocks per SM.
  *   sgemm_cp_async_64x128_split, _split_b4: 126 / 126 registers (sm_80-89: 128), the same
  *     shared memory and 16 bytes of static shared memory (the "last slice" flag).
+ *   sgemm_cp_async_128x256_split, _split_b4: 231 / 231 registers, the large kernel's shared
+ *     memory and the 16-byte flag; 1 block per SM.
  *   (sm_80: 209, 234-236 and 128; sm_86 / sm_89: 206, 239-241 and 126; all 0 spills, 0
  *   stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
@@ -179,7 +204,9 @@
  * A_WHOLE_SECTORS (0: the first A copy layout), STREAM_K (0: whole tiles only),
  * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128),
  * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_SLOT_COST, SPLIT_MAX, SPLIT_MIN_KT,
- * FORCE_SPLIT (n: every 64x128 launch in n slices), FFMA_TUNED (0: the plain FFMA order).
+ * FORCE_SPLIT (n: every 64x128 launch in n slices), FFMA_TUNED (0: the plain FFMA order),
+ * TAIL_SPLIT (0: no split tail), TAIL_SPLIT_COST, FORCE_TAIL (1: split every last round
+ * that is at most half busy, whatever the cost model says).
  * See results/notes/step_11.md.
  */
 #include <pthread.h>
@@ -226,9 +253,25 @@
 #ifndef STREAM_K
 #define STREAM_K 1
 #endif
-/* Dispatch: the cost of a round of stream-K shares, in % of a round of whole tiles. */
+/* Dispatch: the cost of a round of stream-K shares, in % of a round of whole tiles (107 was
+ * fitted on the H200 in session 2; 113 on the H100 in session 5, where it picks the faster
+ * plan at every size 2048..8192 step 256 that was timed with each plan forced). */
 #ifndef STREAM_K_COST
-#define STREAM_K_COST 107
+#define STREAM_K_COST 113
+#endif
+/* Split tail (item 10): where the 128x256 tiles leave at most half of the last round busy,
+ * the tiles of that round are cut along K instead (1, default), or never (0).
+ * TAIL_SPLIT_COST is what the cut costs beyond the pieces' share of a tile, in hundredths of
+ * a round of whole tiles (dispatch, choose_plan()). FORCE_TAIL 1 splits the last round
+ * wherever the 128x256 kernel would leave it at most half busy (for the check matrix). */
+#ifndef TAIL_SPLIT
+#define TAIL_SPLIT 1
+#endif
+#ifndef TAIL_SPLIT_COST
+#define TAIL_SPLIT_COST 7
+#endif
+#ifndef FORCE_TAIL
+#define FORCE_TAIL 0
 #endif
 /* Split-K for the 64x128 kernel where the cost model in split_slices() says it pays (1,
  * default), or never (0): at most SPLIT_MAX slices, each of at least SPLIT_MIN_KT K tiles;
@@ -338,12 +381,13 @@ struct stream_k {
     unsigned *flags;  /* flags[w] != 0: slot w holds block w's part of a tile, for block w+1 */
 };
 
-/* Split-K (a few small tiles, see "Split-K" below): block (slice s, tile t) computes K tiles
- * [s*kt/slices, (s+1)*kt/slices) of tile t; the last of a tile's slices to finish adds them
- * up, slice 0 first, and writes C. */
+/* Split-K (a few small tiles, or the last round of large ones; see "Split-K" below): block
+ * (slice s, tile t) computes K tiles [s*kt/slices, (s+1)*kt/slices) of tile first_tile + t;
+ * the last of a tile's slices to finish adds them up, slice 0 first, and writes C. */
 struct split_k {
     int slices;       /* blocks per tile, >= 2 */
     int slice;        /* this block's slice (set in the kernel) */
+    int first_tile;   /* the launch's tile t is tile first_tile + t of C (0, or the whole rounds) */
     float4 *partials; /* slices slots of bm*bn floats per tile, slice-major within a tile */
     unsigned *counts; /* counts[t]: slices of tile t done; the last one resets it to 0 */
 };
@@ -672,7 +716,10 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
  * writes C := alpha*sum + beta*C. The order is fixed, so the result does not depend on which
  * block finishes last (the same floats on every run), but it is not K in order: the sum
  * rounds like any split-K GEMM, within the check's bound, not bit for bit like cuBLAS. No
- * block ever waits for another, so no cooperative launch is needed. */
+ * block ever waits for another, so no cooperative launch is needed.
+ * The split tail (item 10) is the same scheme on the 128x256 tile, for the tiles of a last
+ * round that would leave more than half of the SMs idle: the launch covers only those tiles
+ * (C tile first_tile + t), after the whole rounds have gone to the whole-tile kernel. */
 
 /* acc += the partial sums in slot (same layout as store_partial). */
 static __device__ __forceinline__ void add_partial(struct shape sh, const float4 *slot,
@@ -692,6 +739,66 @@ static __device__ __forceinline__ void add_partial(struct shape sh, const float4
         }
 }
 
+/* The last slice of a large tile: C := alpha * (slot 0 + slot 1 + ...) + beta * C, float4
+ * by float4 straight from the slots (its own included: it stored it like the others), in
+ * the same order as the register sum below, so the same floats. A loop, not 128
+ * accumulators: with the sum held in registers the 128x256 split kernel took 254 registers
+ * and ptxas scheduled its K loop worse (Nsight Compute, H100: FMA pipe 66% busy against
+ * 82% in the whole-tile kernel); this way 231 registers and 74%. The 64x128 split kernel
+ * keeps the register sum: with this loop its own K loop grew from 591 to 675 instructions
+ * and 512^2 ran 25% slower. */
+static __device__ __forceinline__ void sum_slots(struct shape sh, const struct gemm_args *g,
+                                                 const float4 *slots, int slices, int tile_m,
+                                                 int tile_n, int row0, int col0)
+{
+    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const size_t slot_f4 = (size_t)(tm * TN / 4) * threads;
+    const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
+    const float alpha = g->alpha, beta = g->beta;
+    const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
+    const float4 *mine = slots + threadIdx.x;
+#pragma unroll 4
+    for (int v = 0; v < tm * SUB_N; ++v) { /* acc[i][4q .. 4q+3], v = i * SUB_N + q */
+        const int i = v / SUB_N, q = v % SUB_N;
+        const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
+        const int col = col0 + q * LANES_N * SUB;
+        if (row >= rows_left)
+            continue;
+        float4 sum = __ldcg(&mine[(size_t)v * threads]);
+        for (int s = 1; s < slices; ++s) { /* slice order: the same floats every run */
+            const float4 p = __ldcg(&mine[s * slot_f4 + (size_t)v * threads]);
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
+        }
+        const float out[4] = {sum.x, sum.y, sum.z, sum.w};
+        float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
+        if (c_vec && col + 3 < cols_left) {
+            float4 *c4 = (float4 *)(c_row + col);
+            float4 o = make_float4(alpha * out[0], alpha * out[1], alpha * out[2], alpha * out[3]);
+            if (beta != 0.0f) {
+                const float4 old = *c4;
+                o.x += beta * old.x;
+                o.y += beta * old.y;
+                o.z += beta * old.z;
+                o.w += beta * old.w;
+            }
+            *c4 = o;
+        } else {
+#pragma unroll
+            for (int c = 0; c < SUB; ++c) {
+                if (col + c < cols_left) {
+                    float *cp = c_row + col + c;
+                    *cp = (beta == 0.0f) ? alpha * out[c] : alpha * out[c] + beta * *cp;
+                }
+            }
+        }
+    }
+}
+
 /* The end of one slice: store it, count it, and if it was the tile's last, sum and write C. */
 static __device__ __forceinline__ void split_finish(struct shape sh, const struct gemm_args *g,
                                                     const struct split_k *sp, int tile, int tile_m,
@@ -700,24 +807,29 @@ static __device__ __forceinline__ void split_finish(struct shape sh, const struc
 {
     __shared__ int is_last;
     const size_t slot_f4 = (size_t)(sh.sub_m * SUB * TN / 4) * (32 * WARPS_M * sh.warps_n);
-    const float4 *slots = sp->partials + (size_t)tile * sp->slices * slot_f4;
-    store_partial(sh, sp->partials + ((size_t)tile * sp->slices + sp->slice) * slot_f4, acc);
+    const int t = tile - sp->first_tile; /* the tile's number in this launch */
+    const float4 *slots = sp->partials + (size_t)t * sp->slices * slot_f4;
+    store_partial(sh, sp->partials + ((size_t)t * sp->slices + sp->slice) * slot_f4, acc);
     __threadfence(); /* each thread's stores reach L2 (visible GPU-wide) before the count */
     __syncthreads();
     if (threadIdx.x == 0) {
-        const unsigned done = atomicAdd(&sp->counts[tile], 1u);
+        const unsigned done = atomicAdd(&sp->counts[t], 1u);
         is_last = (done == (unsigned)sp->slices - 1u);
         if (is_last)
-            sp->counts[tile] = 0u; /* every slice has counted: clean for the next launch */
+            sp->counts[t] = 0u; /* every slice has counted: clean for the next launch */
     }
     __syncthreads();
     if (!is_last)
         return;
     __threadfence(); /* the other slices' stores, counted before ours, are read after this */
-    load_partial(sh, slots, acc);
-    for (int s = 1; s < sp->slices; ++s)
-        add_partial(sh, slots + (size_t)s * slot_f4, acc);
-    store_c(sh, g, tile_m, tile_n, row0, col0, acc);
+    if (sh.sub_m == L_SUB_M) { /* the split tail: see sum_slots() */
+        sum_slots(sh, g, slots, sp->slices, tile_m, tile_n, row0, col0);
+    } else {
+        load_partial(sh, slots, acc);
+        for (int s = 1; s < sp->slices; ++s)
+            add_partial(sh, slots + (size_t)s * slot_f4, acc);
+        store_c(sh, g, tile_m, tile_n, row0, col0, acc);
+    }
 }
 
 /*
@@ -946,7 +1058,9 @@ static __device__ __forceinline__ void whole_tile_body(struct shape sh, const st
 
 /* Split-K: block b is slice b / tiles of tile b % tiles. Blocks with neighbouring numbers
  * (started together) are the same slice of neighbouring tiles: they read the same K stretch
- * of A's row panels and B's column panels, which then stay in L2. */
+ * of A's row panels and B's column panels, which then stay in L2. And all slice-0 blocks
+ * come first: with a split tail (uneven slices) the long ones start at once, and the short
+ * ones follow each other on the remaining SMs. */
 static __device__ __forceinline__ void split_body(struct shape sh, const struct gemm_args *g,
                                                   struct split_k sp)
 {
@@ -956,7 +1070,7 @@ static __device__ __forceinline__ void split_body(struct shape sh, const struct 
     sp.slice = blockIdx.x / tiles;
     const int j0 = (int)((long long)kt * sp.slice / sp.slices);
     const int j1 = (int)((long long)kt * (sp.slice + 1) / sp.slices); /* > j0: slices <= kt */
-    tile_product(sh, g, tile, j0, j1, NULL, NULL, NULL, NULL, &sp);
+    tile_product(sh, g, sp.first_tile + tile, j0, j1, NULL, NULL, NULL, NULL, &sp);
 }
 
 /* One piece of a stream-K share: K tiles [j0, j1) of C tile `tile`. It continues block w-1's
@@ -1067,6 +1181,23 @@ __global__ void __launch_bounds__(L_THREADS, 1)
     BODY_SK(L_WARPS_N, L_SUB_M, L_STAGES, 0);
 }
 
+/* The same tile shape, the last round's tiles cut along K (split tail, item 10). */
+__global__ void __launch_bounds__(L_THREADS, 1)
+    sgemm_cp_async_128x256_split(int M, int N, int K, float alpha, const float *A, int lda,
+                                 const float *B, int ldb, float beta, float *C, int ldc,
+                                 struct split_k sp)
+{
+    BODY_SPLIT(L_WARPS_N, L_SUB_M, L_STAGES, 1);
+}
+
+__global__ void __launch_bounds__(L_THREADS, 1)
+    sgemm_cp_async_128x256_split_b4(int M, int N, int K, float alpha, const float *A, int lda,
+                                    const float *B, int ldb, float beta, float *C, int ldc,
+                                    struct split_k sp)
+{
+    BODY_SPLIT(L_WARPS_N, L_SUB_M, L_STAGES, 0);
+}
+
 /* Up to 4 blocks of 128 threads per SM (<= 128 registers each), so mid sizes fill the SM. */
 __global__ void __launch_bounds__(S_THREADS, 4)
     sgemm_cp_async_64x128(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -1120,33 +1251,82 @@ static long long ceil_div(int a, int b)
  *     quarter of the work, done at 100/LARGE_TILE_GAIN of the speed: LARGE_TILE_GAIN / 4 each;
  *   stream-K (resident = SMs x blocks per SM, more tiles than that and not a multiple):
  *     the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST (measured:
- *     a block working through its share of pieces runs a few % slower than whole tiles).
+ *     a block working through its share of pieces runs a few % slower than whole tiles);
+ *   split tail (at least one whole round, the last one at most half busy): the whole rounds
+ *     at 100, then one round of pieces, 100/s each (s slices, tail_split()), plus
+ *     TAIL_SPLIT_COST (measured: a round of pieces ends ~7% of a round later than its share).
  * Examples on 132 SMs (LARGE_TILE_GAIN 104: a 64x128 round costs 26):
  *   1024^2: large 32 tiles: 100;  small 128: 26                                -> 64x128
  *   2048^2: large 128: 100;       small 512: 4 x 26 = 104                      -> 128x256
- *   2304^2: large 162: 200;       stream-K 162/132 x 107 = 131; small 648: 130 -> 64x128
- *   4096^2: large 512: 400;       stream-K 2 x 100 + 248/132 x 107 = 401; small 416 -> whole
- *   5632^2: large 968: 800;       stream-K 6 x 100 + 176/132 x 107 = 742; small 780 -> stream-K
+ *   2304^2: large 162: 200;       stream-K 162/132 x 113 = 138; split tail (30 tiles x 4
+ *           slices) 100 + 25 + 7 = 132; small 648: 130                         -> 64x128
+ *   3072^2: large 288: 300;       stream-K 100 + 156/132 x 113 = 233; split tail (24 x 5)
+ *           200 + 20 + 7 = 227; small 234                                      -> split tail
+ *   4096^2: large 512: 400;       stream-K 2 x 100 + 248/132 x 113 = 412 (the last round is
+ *           116/132 busy: no split tail); small 416                            -> whole
+ *   8192^2: large 2048: 1600;     stream-K 14 x 100 + 200/132 x 113 = 1571   -> stream-K
  */
-enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K_LARGE };
+enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K_LARGE, TAIL_SPLIT_LARGE };
 
-static enum plan choose_plan(int M, int N, int sms, long long resident)
+/* The split tail's schedule (item 10): the last r = tiles % w of the 128x256 tiles (w = the
+ * blocks that run at once, one per SM), where r <= w/2, each cut along K into s = w / r equal
+ * slices (<= SPLIT_MAX, each >= SPLIT_MIN_KT K tiles long, or >= 1 with force): r*s <= w
+ * pieces, one round of 1/s of a tile. Returns that time in hundredths of a tile (a whole
+ * one: 100), or -1 where no split applies. */
+static long long tail_split(long long r, long long w, long long kt, int force, int *slices)
+{
+    const long long min_kt = force ? 1 : SPLIT_MIN_KT;
+    *slices = 1;
+    if (r < 1 || 2 * r > w || kt < 2)
+        return -1;
+    long long s = w / r;
+    if (s > SPLIT_MAX)
+        s = SPLIT_MAX;
+    while (s >= 2 && kt / s < min_kt)
+        --s;
+    if (s < 2)
+        return -1;
+    *slices = (int)s;
+    return ((kt - 1) / s + 1) * 100 / kt;
+}
+
+/* large_slots: 128x256 blocks that run at once (for the split tail); resident: the same for
+ * the stream-K kernel, 0 where the GPU has no cooperative launch. */
+static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots,
+                             long long resident)
 {
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
     const long long whole_large = ((large - 1) / sms + 1) * 100;
     const long long whole_small = ((small - 1) / sms + 1) * LARGE_TILE_GAIN / 4;
-    long long stream_k = -1;
-    if (resident > 0 && large > resident && large % resident != 0) {
+    long long stream_k = -1, tail = -1;
+    if (STREAM_K && resident > 0 && large > resident && large % resident != 0) {
         const long long dp_rounds = large / resident - 1;
         stream_k = dp_rounds * 100 + (large - dp_rounds * resident) * STREAM_K_COST / resident;
     }
+    /* (below one whole round the 64x128 kernel and its split-K serve better) */
+    if ((TAIL_SPLIT && large > large_slots) || (FORCE_TAIL && large_slots > 0)) {
+        int slices;
+        const long long t = tail_split(large % large_slots, large_slots, ceil_div(K, BK),
+                                       FORCE_TAIL, &slices);
+        if (t >= 0)
+            tail = large / large_slots * 100 + t + TAIL_SPLIT_COST;
+    }
     if (FORCE_KERNEL == 2)
         return WHOLE_SMALL;
-    if (stream_k >= 0 && stream_k < whole_large && (FORCE_KERNEL == 1 || stream_k < whole_small))
-        return STREAM_K_LARGE;
-    if (FORCE_KERNEL == 1 || whole_large <= whole_small)
-        return WHOLE_LARGE;
+    /* the best way with 128x256 tiles; ties go to the simpler one */
+    enum plan best = WHOLE_LARGE;
+    long long best_cost = whole_large;
+    if (tail >= 0 && (FORCE_TAIL || tail < best_cost)) {
+        best = TAIL_SPLIT_LARGE;
+        best_cost = tail;
+    }
+    if (!FORCE_TAIL && stream_k >= 0 && stream_k < best_cost) {
+        best = STREAM_K_LARGE;
+        best_cost = stream_k;
+    }
+    if (FORCE_KERNEL == 1 || FORCE_TAIL || best_cost <= whole_small)
+        return best;
     return WHOLE_SMALL;
 }
 
@@ -1316,14 +1496,15 @@ static cudaError_t launch_stream_k(stream_k_kernel sk_kernel, gemm_kernel whole,
     return cudaGetLastError();
 }
 
-/* Split-K launch of the small kernel: `slices` blocks for each of `tiles` 64x128 tiles. The
- * workspace holds a 64x128 slot per block (four to a 128x256 slot) and a counter per tile.
- * Sets *launched = 0 (and returns success) when there is no workspace slot for this device:
- * the caller then runs whole tiles. */
-static cudaError_t launch_split(split_kernel kernel, int slices, long long tiles, int smem, int M,
-                                int N, int K, float alpha, const float *A, int lda, const float *B,
-                                int ldb, float beta, float *C, int ldc, cudaStream_t stream,
-                                int *launched)
+/* Split-K launch: `slices` blocks for each of `tiles` tiles, C tiles first_tile on (the
+ * small kernel: all its 64x128 tiles; the split tail: the large kernel's last round). The
+ * workspace holds a slot per block (a 128x256 slot holds `per_slot` blocks' partial sums)
+ * and a counter per tile. Sets *launched = 0 (and returns success) when there is no
+ * workspace slot for this device: the caller then runs whole tiles. */
+static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, int slices,
+                                int first_tile, long long tiles, int smem, int M, int N, int K,
+                                float alpha, const float *A, int lda, const float *B, int ldb,
+                                float beta, float *C, int ldc, cudaStream_t stream, int *launched)
 {
     int device = 0;
     *launched = 0;
@@ -1333,16 +1514,16 @@ static cudaError_t launch_split(split_kernel kernel, int slices, long long tiles
     if (device < 0 || device >= MAX_DEVICES)
         return cudaSuccess;
     const long long blocks = tiles * slices;
-    const long long large_slots = (blocks - 1) / ((L_BM * L_BN) / (S_BM * S_BN)) + 1;
+    const long long large_slots = (blocks - 1) / per_slot + 1;
     const int slots = (int)(large_slots > tiles ? large_slots : tiles); /* one count per tile */
 
     pthread_mutex_lock(&workspace_lock);
     struct workspace *ws = NULL;
     err = get_workspace(device, slots, stream, &ws);
     if (err == cudaSuccess) {
-        const struct split_k sp = {slices, 0, ws->partials, ws->flags};
-        kernel<<<(unsigned)blocks, S_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
-                                                              C, ldc, sp);
+        const struct split_k sp = {slices, 0, first_tile, ws->partials, ws->flags};
+        kernel<<<(unsigned)blocks, threads, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
+                                                            C, ldc, sp);
         err = cudaGetLastError();
         if (err == cudaSuccess) {
             *launched = 1;
@@ -1383,6 +1564,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const stream_k_kernel large_sk = b16 ? sgemm_cp_async_128x256_sk : sgemm_cp_async_128x256_sk_b4;
     const split_kernel small_split =
         b16 ? sgemm_cp_async_64x128_split : sgemm_cp_async_64x128_split_b4;
+    const split_kernel large_split =
+        b16 ? sgemm_cp_async_128x256_split : sgemm_cp_async_128x256_split_b4;
     const int large_smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const int small_smem = SMEM_BYTES(S_STAGES, S_BM, S_BN);
     if (large_smem > 48 * 1024) { /* above 48 KB a kernel must opt in to dynamic shared memory */
@@ -1390,6 +1573,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                    large_smem);
         if (err == cudaSuccess)
             err = cudaFuncSetAttribute((const void *)large_sk,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, large_smem);
+        if (err == cudaSuccess)
+            err = cudaFuncSetAttribute((const void *)large_split,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, large_smem);
         if (err != cudaSuccess)
             return err;
@@ -1413,8 +1599,18 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
         resident = (long long)per_sm * sms;
     }
+    /* The split tail: how many 128x256 blocks run at once (a round). */
+    long long large_slots = 0;
+    {
+        int per_sm = 0;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)large_split,
+                                                            L_THREADS, (size_t)large_smem);
+        if (err != cudaSuccess)
+            return err;
+        large_slots = (long long)per_sm * sms;
+    }
 
-    const enum plan plan = choose_plan(M, N, sms, resident);
+    const enum plan plan = choose_plan(M, N, K, sms, large_slots, resident);
     const long long large_tiles = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     if (plan == STREAM_K_LARGE) {
         int launched = 0;
@@ -1423,6 +1619,25 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (err != cudaSuccess || launched)
             return err;
     }
+    if (plan == TAIL_SPLIT_LARGE) {
+        /* the last round's tiles cut along K, then the whole rounds before them as whole
+         * tiles (block b: tile b) */
+        int slices = 1, launched = 0;
+        const long long dp_tiles = large_tiles / large_slots * large_slots;
+        (void)tail_split(large_tiles - dp_tiles, large_slots, ceil_div(K, BK), FORCE_TAIL,
+                         &slices);
+        err = launch_split(large_split, L_THREADS, 1, slices, (int)dp_tiles,
+                           large_tiles - dp_tiles, large_smem, M, N, K, alpha, A, lda, B, ldb,
+                           beta, C, ldc, stream, &launched);
+        if (err != cudaSuccess)
+            return err;
+        if (launched) {
+            if (dp_tiles > 0)
+                large<<<(unsigned)dp_tiles, L_THREADS, large_smem, stream>>>(
+                    M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            return cudaGetLastError();
+        }
+    }
     /* Whole tiles, block b computing tile b. One 1-D grid: C spans <= INT_MAX floats, so the
      * block count fits gridDim.x (2^31 - 1) and no slabs are needed. */
     const long long small_tiles = ceil_div(M, S_BM) * ceil_div(N, S_BN);
@@ -1430,8 +1645,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         const int slices = split_slices(small_tiles, K, sms);
         if (slices > 1) {
             int launched = 0;
-            err = launch_split(small_split, slices, small_tiles, small_smem, M, N, K, alpha, A, lda,
-                               B, ldb, beta, C, ldc, stream, &launched);
+            err = launch_split(small_split, S_THREADS, (L_BM * L_BN) / (S_BM * S_BN), slices, 0,
+                               small_tiles, small_smem, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                               ldc, stream, &launched);
             if (err != cudaSuccess || launched)
                 return err;
         }
