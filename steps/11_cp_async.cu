@@ -101,9 +101,10 @@
  *      kernel. The same source, compiled into another kernel, got another schedule from
  *      ptxas (254 registers; short-scoreboard, barrier and MIO stalls 0.42 / 0.17 / 0.08
  *      per instruction against 0.14 / 0.05 / 0). Summing the slices from memory instead of
- *      registers (sum_slots()) brought it to ~230 registers and a 74% busy pipe: enough for
- *      a small last round, not for 8/9 of one, and the uneven cut lost at every size tried
- *      (2560, 2816, 4096, 4608). Kept: equal slices, where the last round is half busy or less.
+ *      registers (sum_slots()) brought it to ~230 registers and a 69-74% busy pipe: enough
+ *      for a small last round, not for 8/9 of one, and the uneven cut lost at every size
+ *      tried (2560, 2816, 4096, 4608). Kept: equal slices, where the last round is half busy
+ *      or less.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -744,9 +745,9 @@ static __device__ __forceinline__ void add_partial(struct shape sh, const float4
  * the same order as the register sum below, so the same floats. A loop, not 128
  * accumulators: with the sum held in registers the 128x256 split kernel took 254 registers
  * and ptxas scheduled its K loop worse (Nsight Compute, H100: FMA pipe 66% busy against
- * 82% in the whole-tile kernel); this way 231 registers and 74%. The 64x128 split kernel
- * keeps the register sum: with this loop its own K loop grew from 591 to 675 instructions
- * and 512^2 ran 25% slower. */
+ * 82% in the whole-tile kernel); this way 231 registers and 69% (at 3072^2). The 64x128
+ * split kernel keeps the register sum: with this loop its own K loop grew from 591 to 675
+ * instructions and 512^2 ran 25% slower. */
 static __device__ __forceinline__ void sum_slots(struct shape sh, const struct gemm_args *g,
                                                  const float4 *slots, int slices, int tile_m,
                                                  int tile_n, int row0, int col0)
@@ -1307,8 +1308,8 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
     /* (below one whole round the 64x128 kernel and its split-K serve better) */
     if ((TAIL_SPLIT && large > large_slots) || (FORCE_TAIL && large_slots > 0)) {
         int slices;
-        const long long t = tail_split(large % large_slots, large_slots, ceil_div(K, BK),
-                                       FORCE_TAIL, &slices);
+        const long long t =
+            tail_split(large % large_slots, large_slots, ceil_div(K, BK), FORCE_TAIL, &slices);
         if (t >= 0)
             tail = large / large_slots * 100 + t + TAIL_SPLIT_COST;
     }
@@ -1522,8 +1523,8 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
     err = get_workspace(device, slots, stream, &ws);
     if (err == cudaSuccess) {
         const struct split_k sp = {slices, 0, first_tile, ws->partials, ws->flags};
-        kernel<<<(unsigned)blocks, threads, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
-                                                            C, ldc, sp);
+        kernel<<<(unsigned)blocks, threads, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C,
+                                                            ldc, sp);
         err = cudaGetLastError();
         if (err == cudaSuccess) {
             *launched = 1;
@@ -1624,17 +1625,16 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
          * tiles (block b: tile b) */
         int slices = 1, launched = 0;
         const long long dp_tiles = large_tiles / large_slots * large_slots;
-        (void)tail_split(large_tiles - dp_tiles, large_slots, ceil_div(K, BK), FORCE_TAIL,
-                         &slices);
-        err = launch_split(large_split, L_THREADS, 1, slices, (int)dp_tiles,
-                           large_tiles - dp_tiles, large_smem, M, N, K, alpha, A, lda, B, ldb,
-                           beta, C, ldc, stream, &launched);
+        (void)tail_split(large_tiles - dp_tiles, large_slots, ceil_div(K, BK), FORCE_TAIL, &slices);
+        err = launch_split(large_split, L_THREADS, 1, slices, (int)dp_tiles, large_tiles - dp_tiles,
+                           large_smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                           &launched);
         if (err != cudaSuccess)
             return err;
         if (launched) {
             if (dp_tiles > 0)
-                large<<<(unsigned)dp_tiles, L_THREADS, large_smem, stream>>>(
-                    M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+                large<<<(unsigned)dp_tiles, L_THREADS, large_smem, stream>>>(M, N, K, alpha, A, lda,
+                                                                             B, ldb, beta, C, ldc);
             return cudaGetLastError();
         }
     }
