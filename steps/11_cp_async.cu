@@ -255,8 +255,8 @@
 #define STREAM_K 1
 #endif
 /* Dispatch: the cost of a round of stream-K shares, in % of a round of whole tiles (107 was
- * fitted on the H200 in session 2; 113 on the H100 in session 5, where it picks the faster
- * plan at every size 2048..8192 step 256 that was timed with each plan forced). */
+ * fitted on the H200 in session 2; 113 on the H100 in session 5, where, with each plan
+ * timed forced at 2048..8192 step 256, the model picks the fastest or one within 0.3%). */
 #ifndef STREAM_K_COST
 #define STREAM_K_COST 113
 #endif
@@ -655,6 +655,35 @@ static __device__ __forceinline__ void wait_flag(unsigned *flag)
     __syncthreads();
 }
 
+/* C[row][col .. col+3] := alpha * v + beta * C (c_row: the row's start in the tile), as a
+ * float4 where ldc, C and the columns allow, else float by float inside N. beta == 0 never
+ * reads C. */
+static __device__ __forceinline__ void store_c4(const struct gemm_args *g, float *c_row, int col,
+                                                int cols_left, int c_vec, const float *v)
+{
+    const float alpha = g->alpha, beta = g->beta;
+    if (c_vec && col + 3 < cols_left) {
+        float4 *c4 = (float4 *)(c_row + col);
+        float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+        if (beta != 0.0f) {
+            const float4 old = *c4;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
+        }
+        *c4 = out;
+    } else {
+#pragma unroll
+        for (int c = 0; c < SUB; ++c) {
+            if (col + c < cols_left) {
+                float *cp = c_row + col + c;
+                *cp = (beta == 0.0f) ? alpha * v[c] : alpha * v[c] + beta * *cp;
+            }
+        }
+    }
+}
+
 /* ---- epilogue: C := alpha*acc + beta*C straight from registers ----
  * Per store instruction the 32 lanes write 4 rows x 8 lanes x 16 bytes: four full 128-byte
  * rows of C, so no staging through shared memory is needed for coalescing. float4 stores need
@@ -667,7 +696,6 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
     const int bn = sh.warps_n * WARP_N;
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
-    const float alpha = g->alpha, beta = g->beta;
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
 #pragma unroll
     for (int s = 0; s < sh.sub_m; ++s) {
@@ -678,31 +706,9 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
                 continue;
             float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
 #pragma unroll
-            for (int q = 0; q < SUB_N; ++q) {
-                const int col = col0 + q * LANES_N * SUB;
-                const float *v = &acc[s * SUB + r][q * SUB];
-                if (c_vec && col + 3 < cols_left) {
-                    float4 *c4 = (float4 *)(c_row + col);
-                    float4 out =
-                        make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-                    if (beta != 0.0f) {
-                        const float4 old = *c4;
-                        out.x += beta * old.x;
-                        out.y += beta * old.y;
-                        out.z += beta * old.z;
-                        out.w += beta * old.w;
-                    }
-                    *c4 = out;
-                } else {
-#pragma unroll
-                    for (int c = 0; c < SUB; ++c) {
-                        if (col + c < cols_left) {
-                            float *cp = c_row + col + c;
-                            *cp = (beta == 0.0f) ? alpha * v[c] : alpha * v[c] + beta * *cp;
-                        }
-                    }
-                }
-            }
+            for (int q = 0; q < SUB_N; ++q)
+                store_c4(g, c_row, col0 + q * LANES_N * SUB, cols_left, c_vec,
+                         &acc[s * SUB + r][q * SUB]);
         }
     }
 }
@@ -757,7 +763,6 @@ static __device__ __forceinline__ void sum_slots(struct shape sh, const struct g
     const int bn = sh.warps_n * WARP_N;
     const size_t slot_f4 = (size_t)(tm * TN / 4) * threads;
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
-    const float alpha = g->alpha, beta = g->beta;
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
     const float4 *mine = slots + threadIdx.x;
 #pragma unroll 4
@@ -776,27 +781,8 @@ static __device__ __forceinline__ void sum_slots(struct shape sh, const struct g
             sum.w += p.w;
         }
         const float out[4] = {sum.x, sum.y, sum.z, sum.w};
-        float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
-        if (c_vec && col + 3 < cols_left) {
-            float4 *c4 = (float4 *)(c_row + col);
-            float4 o = make_float4(alpha * out[0], alpha * out[1], alpha * out[2], alpha * out[3]);
-            if (beta != 0.0f) {
-                const float4 old = *c4;
-                o.x += beta * old.x;
-                o.y += beta * old.y;
-                o.z += beta * old.z;
-                o.w += beta * old.w;
-            }
-            *c4 = o;
-        } else {
-#pragma unroll
-            for (int c = 0; c < SUB; ++c) {
-                if (col + c < cols_left) {
-                    float *cp = c_row + col + c;
-                    *cp = (beta == 0.0f) ? alpha * out[c] : alpha * out[c] + beta * *cp;
-                }
-            }
-        }
+        store_c4(g, g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn, col, cols_left,
+                 c_vec, out);
     }
 }
 
