@@ -1,8 +1,8 @@
 /*
  * Rung 11 - cp.async: global -> shared copies that skip the registers, a multi-stage
  * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size,
- * stream-K or a split tail for the last round of tiles, and split-K where tiles are too
- * few). The ladder's final answer for every size.
+ * stream-K, a split tail or an uneven tail for the last round of tiles, and split-K where
+ * tiles are too few). The ladder's final answer for every size.
  *
  * What changes from rung 10
  *   1. Copies. Rung 10 loads a tile into registers (LDG, or a texture fetch) and stores it to
@@ -105,6 +105,31 @@
  *      for a small last round, not for 8/9 of one, and the uneven cut lost at every size
  *      tried (2560, 2816, 4096, 4608). Kept: equal slices, where the last round is half busy
  *      or less.
+ *  11. An uneven tail. Where the last round is MORE than half busy (4096^2: 116 tiles for
+ *      132 SMs), each of its tiles is cut once along K, unevenly: a long piece (460 of the 512
+ *      K tiles) on an SM of its own, and a short one (52) that runs, with the other short
+ *      ones, one after another on the 16 SMs the round leaves free: 8 waves of 16. Item 10
+ *      showed that a piece computed by another kernel gets another K-loop schedule from
+ *      ptxas, ~20% slower; so here every piece runs in the whole-tile kernel itself. That
+ *      kernel only gained a `first_tile` argument (its K loop and epilogue are the same SASS
+ *      instructions as before), and a piece is that kernel launched on a K range: the long
+ *      pieces write C (with beta), the short ones write their sums, as the GEMM of C's last
+ *      rows, into a buffer that a small kernel then adds to C (sgemm_cp_async_add_short_pieces).
+ *      Side by side means two streams (launch_uneven_tail()): the long pieces and then the
+ *      whole tiles on one of the greatest priority; the short pieces and the add on one of the
+ *      least, the short pieces one launch per wave, so that they can never hold more than the
+ *      free SMs, whichever grid the block scheduler starts first. Predicted: the last round
+ *      takes 0.90 of a round, +2.5% at 4096 minus the add (1.024 -> ~1.045). Measured on the
+ *      H100, same process, session 5's plan -> this one: 2560 0.993 -> 1.020, 2816 1.028 ->
+ *      1.094, 3328 1.070 -> 1.106, 4096 1.026 -> 1.045, 4608 1.029 -> 1.042, 5376 1.046 ->
+ *      1.065, 6144 1.042 -> 1.060, 7168 1.033 -> 1.040, 7680 1.088 -> 1.097, 8192 1.047 ->
+ *      1.053. Two first versions lost most of that: with all short pieces in one launch, the
+ *      priorities did not keep them off the long pieces' SMs in every replay (+0.3% on
+ *      average, replays 3-5% apart); and an add in which each thread walked one column down
+ *      the tile was latency-bound (~60 us alone) and cost 1-2% even beside the whole tiles.
+ *      Event timestamps at 4096: the long pieces end at ~592 us, the 8th wave of short ones
+ *      at ~600, the whole tiles 3 rounds later (~653 us each), the add long before that. The
+ *      rounding is that of a two-slice split sum (C = long + short), the same on every run.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -183,7 +208,12 @@
  *     partial), the counts are atomic and the last block reads the slots only after a
  *     fence, so any finishing order gives the same floats (a split sum's, not K in order);
  *     a device without a workspace slot (more than 64 devices) runs whole tiles.
-   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
+ *   - The uneven tail: the long piece covers whole K tiles (the partial one, if any, is the
+ *     short piece's first), the short pieces write a buffer of the launcher's (beta 0: never
+ *     read before written), and the add starts only after both (events), so C gets
+ *     long + short in that order on every run. The buffer is at most 256 MB; a C that would
+ *     need more, or a device without a slot (more than 64 devices), runs whole tiles.
+ *   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
  *   sgemm_cp_async_128x256, _b4: 212 / 212 registers, 1 barrier, 0 stack; dynamic shared
@@ -196,6 +226,8 @@
  *     shared memory and 16 bytes of static shared memory (the "last slice" flag).
  *   sgemm_cp_async_128x256_split, _split_b4: 231 / 231 registers, the large kernel's shared
  *     memory and the 16-byte flag; 1 block per SM.
+ *   sgemm_cp_async_add_short_pieces: 18 registers, no shared memory; beside a 128x256 block
+ *     (55,296 registers) it fits in the SM's 65,536.
  *   (sm_80: 209, 234-236 and 128; sm_86 / sm_89: 206, 239-241 and 126; all 0 spills, 0
  *   stack.)
  *   Above 48 KB of dynamic shared memory (L_STAGES >= 4) the launcher opts in with
@@ -273,6 +305,28 @@
 #endif
 #ifndef FORCE_TAIL
 #define FORCE_TAIL 0
+#endif
+/* Uneven tail (item 11): where the last round of 128x256 tiles is MORE than half busy, each of
+ * its tiles is cut once along K, a long piece on its own SM and a short one that runs, with
+ * the other short ones, on the SMs the round leaves free (1, default), or never (0). A short
+ * piece is taken to cost TAIL_SHORT_KT K tiles of time beyond its own (its pipeline fill, its
+ * 128 KB partial sum written out, the launch of its wave; 3, 5 and 8 timed within 0.3% of
+ * each other at 11 sizes on the H100); TAIL_UNEVEN_COST is what the cut costs beyond the
+ * pieces' time, in hundredths of a round (the add, the events). With these the model picks
+ * the uneven tail at every size where it measured fastest (2560-8192, r > w/2) and keeps
+ * whole tiles at 3584, where it lost. FORCE_UNEVEN 1 cuts the last round this way wherever
+ * K allows (for the check matrix). */
+#ifndef TAIL_UNEVEN
+#define TAIL_UNEVEN 1
+#endif
+#ifndef TAIL_SHORT_KT
+#define TAIL_SHORT_KT 5
+#endif
+#ifndef TAIL_UNEVEN_COST
+#define TAIL_UNEVEN_COST 2
+#endif
+#ifndef FORCE_UNEVEN
+#define FORCE_UNEVEN 0
 #endif
 /* Split-K for the 64x128 kernel where the cost model in split_slices() says it pays (1,
  * default), or never (0): at most SPLIT_MAX slices, each of at least SPLIT_MIN_KT K tiles;
@@ -362,6 +416,10 @@
 #define L_BM      (WARPS_M * LANES_M * SUB * L_SUB_M) /* 128 */
 #define L_BN      (L_WARPS_N * WARP_N)                /* 256 */
 #define L_THREADS (32 * WARPS_M * L_WARPS_N)          /* 256 */
+
+/* The uneven tail's add (item 11): a block per ADD_ROWS rows of a tile, a thread per float4. */
+#define ADD_ROWS    4
+#define ADD_THREADS (ADD_ROWS * L_BN / 4)
 
 /* Small kernel: 64x128 block tile, 4 warps (2 x 2) of 32x64, 8x8 of C per thread. */
 #define S_WARPS_N 2
@@ -1037,10 +1095,13 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     }
 }
 
-/* Whole tiles: block b computes C tile b. */
-static __device__ __forceinline__ void whole_tile_body(struct shape sh, const struct gemm_args *g)
+/* Whole tiles: block b computes C tile first_tile + b (first_tile: the uneven tail, item 11,
+ * runs the same kernel on the last round's tiles only). */
+static __device__ __forceinline__ void whole_tile_body(struct shape sh, const struct gemm_args *g,
+                                                       int first_tile)
 {
-    tile_product(sh, g, blockIdx.x, 0, (g->K - 1) / BK + 1, NULL, NULL, NULL, NULL, NULL);
+    tile_product(sh, g, first_tile + (int)blockIdx.x, 0, (g->K - 1) / BK + 1, NULL, NULL, NULL,
+                 NULL, NULL);
 }
 
 /* Split-K: block b is slice b / tiles of tile b % tiles. Blocks with neighbouring numbers
@@ -1107,6 +1168,39 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
     }
 }
 
+/* The uneven tail's last step (item 11): C tile first_tile + blockIdx.x gets the short piece
+ * that the large kernel wrote to `w` (rows from row0 on, leading dimension ldw, a multiple of
+ * 4) added to what the long piece left in C. Block (b, y) takes ADD_ROWS rows of the tile,
+ * each thread 4 neighbouring columns of one row: every thread has its loads in flight at once
+ * (a thread that walked a whole column, one row after another, left the add latency-bound:
+ * ~4x slower). vec: C's rows can take float4 stores (ldc % 4 == 0, C 16-byte aligned). */
+static __device__ __forceinline__ void add_short_pieces_body(int M, int N, float *C, int ldc,
+                                                             const float *w, int ldw, int row0,
+                                                             int first_tile, int vec)
+{
+    int tile_m, tile_n;
+    tile_coords(first_tile + (int)blockIdx.x, (M - 1) / L_BM + 1, (N - 1) / L_BN + 1, &tile_m,
+                &tile_n);
+    const int row = tile_m * L_BM + (int)blockIdx.y * ADD_ROWS + (int)threadIdx.x / (L_BN / 4);
+    const int col = tile_n * L_BN + 4 * ((int)threadIdx.x % (L_BN / 4));
+    if (row >= M || col >= N)
+        return;
+    float *c = C + (size_t)row * ldc + col;
+    const float *src = w + (size_t)(row - row0) * ldw + col;
+    if (vec && col + 3 < N) {
+        const float4 a = *(const float4 *)src;
+        float4 b = *(float4 *)c;
+        b.x += a.x;
+        b.y += a.y;
+        b.z += a.z;
+        b.w += a.w;
+        *(float4 *)c = b;
+    } else {
+        for (int j = 0; j < 4 && col + j < N; ++j)
+            c[j] += src[j];
+    }
+}
+
 #endif /* sm_80+ device code */
 
 /* ---- The kernels: two tile shapes x two ways of copying B, and stream-K for the large one --
@@ -1116,7 +1210,7 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
 #define BODY(warps_n, sub_m, stages, b16)                                                          \
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
     const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
-    whole_tile_body(sh, &g)
+    whole_tile_body(sh, &g, first_tile)
 #define BODY_SK(warps_n, sub_m, stages, b16)                                                       \
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
     const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
@@ -1138,14 +1232,15 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
 /* 1 block of 256 threads per SM: 128 accumulators + 48 fragment floats -> ~216 registers. */
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_cp_async_128x256(int M, int N, int K, float alpha, const float *A, int lda,
-                           const float *B, int ldb, float beta, float *C, int ldc)
+                           const float *B, int ldb, float beta, float *C, int ldc, int first_tile)
 {
     BODY(L_WARPS_N, L_SUB_M, L_STAGES, 1);
 }
 
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_cp_async_128x256_b4(int M, int N, int K, float alpha, const float *A, int lda,
-                              const float *B, int ldb, float beta, float *C, int ldc)
+                              const float *B, int ldb, float beta, float *C, int ldc,
+                              int first_tile)
 {
     BODY(L_WARPS_N, L_SUB_M, L_STAGES, 0);
 }
@@ -1185,17 +1280,29 @@ __global__ void __launch_bounds__(L_THREADS, 1)
     BODY_SPLIT(L_WARPS_N, L_SUB_M, L_STAGES, 0);
 }
 
+/* C += the short pieces of the uneven tail (item 11); a block per ADD_ROWS rows of a tile. */
+__global__ void __launch_bounds__(ADD_THREADS)
+    sgemm_cp_async_add_short_pieces(int M, int N, float *C, int ldc, const float *w, int ldw,
+                                    int row0, int first_tile, int vec)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    add_short_pieces_body(M, N, C, ldc, w, ldw, row0, first_tile, vec);
+#elif defined(__CUDA_ARCH__)
+    __trap();
+#endif
+}
+
 /* Up to 4 blocks of 128 threads per SM (<= 128 registers each), so mid sizes fill the SM. */
 __global__ void __launch_bounds__(S_THREADS, 4)
     sgemm_cp_async_64x128(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
-                          int ldb, float beta, float *C, int ldc)
+                          int ldb, float beta, float *C, int ldc, int first_tile)
 {
     BODY(S_WARPS_N, S_SUB_M, S_STAGES, 1);
 }
 
 __global__ void __launch_bounds__(S_THREADS, 4)
     sgemm_cp_async_64x128_b4(int M, int N, int K, float alpha, const float *A, int lda,
-                             const float *B, int ldb, float beta, float *C, int ldc)
+                             const float *B, int ldb, float beta, float *C, int ldc, int first_tile)
 {
     BODY(S_WARPS_N, S_SUB_M, S_STAGES, 0);
 }
@@ -1218,7 +1325,7 @@ __global__ void __launch_bounds__(S_THREADS, 4)
 }
 
 typedef void (*gemm_kernel)(int, int, int, float, const float *, int, const float *, int, float,
-                            float *, int);
+                            float *, int, int);
 typedef void (*stream_k_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                                 float *, int, struct stream_k);
 typedef void (*split_kernel)(int, int, int, float, const float *, int, const float *, int, float,
@@ -1241,7 +1348,10 @@ static long long ceil_div(int a, int b)
  *     a block working through its share of pieces runs a few % slower than whole tiles);
  *   split tail (at least one whole round, the last one at most half busy): the whole rounds
  *     at 100, then one round of pieces, 100/s each (s slices, tail_split()), plus
- *     TAIL_SPLIT_COST (measured: a round of pieces ends ~7% of a round later than its share).
+ *     TAIL_SPLIT_COST (measured: a round of pieces ends ~7% of a round later than its share);
+ *   uneven tail (at least one whole round, the last one more than half busy): the whole
+ *     rounds at 100, then the longer of a long piece and a chain of short ones
+ *     (tail_uneven()), plus TAIL_UNEVEN_COST.
  * Examples on 132 SMs (LARGE_TILE_GAIN 104: a 64x128 round costs 26):
  *   1024^2: large 32 tiles: 100;  small 128: 26                                -> 64x128
  *   2048^2: large 128: 100;       small 512: 4 x 26 = 104                      -> 128x256
@@ -1249,11 +1359,16 @@ static long long ceil_div(int a, int b)
  *           slices) 100 + 25 + 7 = 132; small 648: 130                         -> 64x128
  *   3072^2: large 288: 300;       stream-K 100 + 156/132 x 113 = 233; split tail (24 x 5)
  *           200 + 20 + 7 = 227; small 234                                      -> split tail
- *   4096^2: large 512: 400;       stream-K 2 x 100 + 248/132 x 113 = 412 (the last round is
- *           116/132 busy: no split tail); small 416                            -> whole
- *   8192^2: large 2048: 1600;     stream-K 14 x 100 + 200/132 x 113 = 1571   -> stream-K
+ *   4096^2: large 512: 400;       stream-K 2 x 100 + 248/132 x 113 = 412; uneven tail (116
+ *           tiles cut at 460 / 52 K tiles, 8 waves of short pieces) 300 + 90 + 2 = 392;
+ *           small 416                                                          -> uneven tail
+ *   8192^2: large 2048: 1600;     stream-K 14 x 100 + 200/132 x 113 = 1571; uneven tail (68
+ *           tiles, 2 waves) 1500 + 67 + 2 = 1569                               -> uneven tail
+ * Measured on the H100 (each plan forced, session 6): the uneven tail is the fastest plan at
+ * 2560, 2816, 3328, 4096, 4608, 5376, 6144, 7168, 7680 and 8192, and loses at 3584 (128
+ * tiles over, 4 free SMs: 32 waves of short pieces), where the model keeps whole tiles.
  */
-enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K_LARGE, TAIL_SPLIT_LARGE };
+enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K_LARGE, TAIL_SPLIT_LARGE, TAIL_UNEVEN_LARGE };
 
 /* The split tail's schedule (item 10): the last r = tiles % w of the 128x256 tiles (w = the
  * blocks that run at once, one per SM), where r <= w/2, each cut along K into s = w / r equal
@@ -1275,6 +1390,38 @@ static long long tail_split(long long r, long long w, long long kt, int force, i
         return -1;
     *slices = (int)s;
     return ((kt - 1) / s + 1) * 100 / kt;
+}
+
+/* The uneven tail's schedule (item 11): the last r = tiles % w of the 128x256 tiles (r > w/2;
+ * with force any r >= 1), each cut once along K: the long pieces, kt - js K tiles each, run at
+ * once on r SMs; the short ones, js K tiles each, run one after another on the w - r SMs left
+ * free, waves = ceil(r / (w - r)) deep. js is chosen so that a chain of short pieces,
+ * waves * (js + TAIL_SHORT_KT), ends with the long ones. Returns the longer of the two in
+ * hundredths of a whole tile, or -1 where no cut applies; *short_kt = js. */
+static long long tail_uneven(long long r, long long w, long long kt, int force, int *short_kt)
+{
+    *short_kt = 0;
+    if (r < 1 || r >= w || kt < 2 || (!force && 2 * r <= w))
+        return -1;
+    const long long waves = (r - 1) / (w - r) + 1;
+    const long long min_js = force ? 1 : SPLIT_MIN_KT;
+    const long long js0 = (kt - waves * TAIL_SHORT_KT) / (waves + 1);
+    long long best_js = -1, best = -1;
+    for (long long js = js0; js <= js0 + 1; ++js) { /* the balance point lies between the two */
+        const long long j = js < min_js ? min_js : js;
+        if (2 * j > kt)
+            continue;
+        const long long short_chain = waves * (j + TAIL_SHORT_KT);
+        const long long t = short_chain > kt - j ? short_chain : kt - j;
+        if (best < 0 || t < best) {
+            best = t;
+            best_js = j;
+        }
+    }
+    if (best < 0)
+        return -1;
+    *short_kt = (int)best_js;
+    return (best * 100 - 1) / kt + 1;
 }
 
 /* large_slots: 128x256 blocks that run at once (for the split tail); resident: the same for
@@ -1299,6 +1446,14 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
         if (t >= 0)
             tail = large / large_slots * 100 + t + TAIL_SPLIT_COST;
     }
+    long long uneven = -1;
+    if ((TAIL_UNEVEN && large > large_slots) || (FORCE_UNEVEN && large_slots > 0)) {
+        int short_kt;
+        const long long t =
+            tail_uneven(large % large_slots, large_slots, ceil_div(K, BK), FORCE_UNEVEN, &short_kt);
+        if (t >= 0)
+            uneven = large / large_slots * 100 + t + TAIL_UNEVEN_COST;
+    }
     if (FORCE_KERNEL == 2)
         return WHOLE_SMALL;
     /* the best way with 128x256 tiles; ties go to the simpler one */
@@ -1308,11 +1463,15 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
         best = TAIL_SPLIT_LARGE;
         best_cost = tail;
     }
-    if (!FORCE_TAIL && stream_k >= 0 && stream_k < best_cost) {
+    if (uneven >= 0 && (FORCE_UNEVEN || uneven < best_cost)) {
+        best = TAIL_UNEVEN_LARGE;
+        best_cost = uneven;
+    }
+    if (!FORCE_TAIL && !FORCE_UNEVEN && stream_k >= 0 && stream_k < best_cost) {
         best = STREAM_K_LARGE;
         best_cost = stream_k;
     }
-    if (FORCE_KERNEL == 1 || FORCE_TAIL || best_cost <= whole_small)
+    if (FORCE_KERNEL == 1 || FORCE_TAIL || FORCE_UNEVEN || best_cost <= whole_small)
         return best;
     return WHOLE_SMALL;
 }
@@ -1479,7 +1638,7 @@ static cudaError_t launch_stream_k(stream_k_kernel sk_kernel, gemm_kernel whole,
         return err;
     /* The whole rounds before: block b computes tile b < dp_tiles. */
     whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
-                                                              C, ldc);
+                                                              C, ldc, 0);
     return cudaGetLastError();
 }
 
@@ -1519,6 +1678,160 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
         }
     }
     pthread_mutex_unlock(&workspace_lock);
+    return err;
+}
+
+/* ---- The uneven tail's streams and buffer (item 11) ----------------------------------------
+ * The long pieces and then the whole tiles go to a stream of the greatest priority, the short
+ * pieces and their add to one of the least: while blocks of both wait, the block scheduler
+ * gives each SM that comes free to the first, so the short pieces take only the SMs that the
+ * long ones leave free. Both streams start after what the caller's stream had queued, and the
+ * caller's stream waits for both at the end (events): to the caller it is one launch on its
+ * stream. Made per device on first use and kept for the life of the process, like the
+ * workspace; the buffer of the short pieces grows when a larger C needs it (once the last
+ * add that read it has ended). One mutex covers a launch from the first event to the last. */
+#define TAIL_W_MAX_BYTES ((size_t)256 << 20)
+
+struct tail_streams {
+    int ready;
+    cudaStream_t hi, lo;
+    cudaEvent_t start, long_done, hi_done, lo_done;
+    float *w;
+    size_t w_floats;
+};
+
+static struct tail_streams tail_streams[MAX_DEVICES];
+static pthread_mutex_t tail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* With tail_lock held: `device`'s streams and events, and a buffer of at least w_floats. */
+static cudaError_t get_tail_streams(int device, size_t w_floats, struct tail_streams **out)
+{
+    struct tail_streams *ts = &tail_streams[device];
+    cudaError_t err = cudaSuccess;
+    if (!ts->ready) {
+        int least = 0, greatest = 0;
+        err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+        if (err == cudaSuccess)
+            err = cudaStreamCreateWithPriority(&ts->hi, cudaStreamNonBlocking, greatest);
+        if (err == cudaSuccess)
+            err = cudaStreamCreateWithPriority(&ts->lo, cudaStreamNonBlocking, least);
+        cudaEvent_t *events[] = {&ts->start, &ts->long_done, &ts->hi_done, &ts->lo_done};
+        for (int i = 0; i < 4 && err == cudaSuccess; ++i)
+            err = cudaEventCreateWithFlags(events[i], cudaEventDisableTiming);
+        if (err != cudaSuccess)
+            return err; /* an error the caller reports; what was made stays unused */
+        ts->ready = 1;
+    }
+    if (ts->w_floats < w_floats) {
+        if (ts->w != NULL) {
+            err = cudaStreamSynchronize(ts->lo); /* the last add that read it */
+            if (err == cudaSuccess)
+                err = cudaFree(ts->w);
+            if (err != cudaSuccess)
+                return err;
+            ts->w = NULL;
+            ts->w_floats = 0;
+        }
+        err = cudaMalloc((void **)&ts->w, w_floats * sizeof(float));
+        if (err != cudaSuccess) {
+            ts->w = NULL;
+            return err;
+        }
+        ts->w_floats = w_floats;
+    }
+    *out = ts;
+    return cudaSuccess;
+}
+
+/* Uneven tail launch (item 11): tiles dp_tiles .. tiles-1, the last round, each cut at
+ * k_cut = 8 * (kt - short_kt); then tiles 0 .. dp_tiles-1 whole. Every piece runs in the
+ * whole-tile kernel `large`, unchanged (the same SASS), on a K range of its own:
+ *   hi: the long pieces:  C = alpha * A[:, :k_cut] B[:k_cut, :] + beta * C   (K = k_cut)
+ *   lo: the short pieces: w = alpha * A[:, k_cut:] B[k_cut:, :]   (beta 0, into w, which
+ *       holds C's rows row0 .. M-1: the pieces run as the GEMM of those rows, in which the
+ *       same tiles have the numbers dp_tiles - first_w on, since row0 starts a raster group)
+ *   hi: the whole tiles, after the long pieces
+ *   lo: after the long pieces: C += w on the cut tiles, in that order (the same floats on
+ *       every run; rounded like a split-K sum of two slices, not K in order).
+ * Sets *launched = 0 (and returns success) where w would pass TAIL_W_MAX_BYTES or the device
+ * has no slot: the caller then runs whole tiles. */
+static cudaError_t launch_uneven_tail(gemm_kernel large, int smem, long long tiles, long long slots,
+                                      long long dp_tiles, int short_kt, int M, int N, int K,
+                                      float alpha, const float *A, int lda, const float *B, int ldb,
+                                      float beta, float *C, int ldc, cudaStream_t stream,
+                                      int *launched)
+{
+    int device = 0;
+    *launched = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaSuccess;
+    const int r = (int)(tiles - dp_tiles);
+    const int free_sms = (int)(slots - r);
+    const int k_cut = (int)(ceil_div(K, BK) - short_kt) * BK;
+    const long long tiles_n = ceil_div(N, L_BN);
+    const long long per_group = (long long)RASTER_GROUP * tiles_n;
+    const long long first_group = dp_tiles / per_group;
+    const int row0 = (int)(first_group * RASTER_GROUP * L_BM);
+    const int first_w = (int)(dp_tiles - first_group * per_group);
+    const long long ldw = ((long long)N + 3) / 4 * 4; /* float4 rows */
+    const size_t w_floats = (size_t)(M - row0) * (size_t)ldw;
+    if (ldw > 0x7fffffffLL || w_floats * sizeof(float) > TAIL_W_MAX_BYTES)
+        return cudaSuccess;
+
+    pthread_mutex_lock(&tail_lock);
+    struct tail_streams *ts = NULL;
+    err = get_tail_streams(device, w_floats, &ts);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(ts->start, stream);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(ts->hi, ts->start, 0);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(ts->lo, ts->start, 0);
+    if (err == cudaSuccess) { /* long pieces, the first to claim the SMs */
+        large<<<(unsigned)r, L_THREADS, smem, ts->hi>>>(M, N, k_cut, alpha, A, lda, B, ldb, beta, C,
+                                                        ldc, (int)dp_tiles);
+        err = cudaGetLastError();
+    }
+    /* Short pieces, on the SMs left free: one launch per wave of `free_sms` blocks, so that
+     * they can never hold more SMs than that, whichever grid the block scheduler starts first
+     * (the stream priorities alone do not settle that race: the two grids become ready at
+     * the same moment). */
+    for (int first = 0; first < r && err == cudaSuccess; first += free_sms) {
+        const int wave = r - first < free_sms ? r - first : free_sms;
+        large<<<(unsigned)wave, L_THREADS, smem, ts->lo>>>(
+            M - row0, N, K - k_cut, alpha, A + (size_t)row0 * lda + k_cut, lda,
+            B + (size_t)k_cut * ldb, ldb, 0.0f, ts->w, (int)ldw, first_w + first);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaEventRecord(ts->long_done, ts->hi);
+    if (err == cudaSuccess && dp_tiles > 0) { /* whole tiles, as the long pieces end */
+        large<<<(unsigned)dp_tiles, L_THREADS, smem, ts->hi>>>(M, N, K, alpha, A, lda, B, ldb, beta,
+                                                               C, ldc, 0);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(ts->lo, ts->long_done, 0);
+    if (err == cudaSuccess) {
+        const int vec = (ldc % 4 == 0) && sgemm_aligned16(C);
+        sgemm_cp_async_add_short_pieces<<<dim3((unsigned)r, L_BM / ADD_ROWS), ADD_THREADS, 0,
+                                          ts->lo>>>(M, N, C, ldc, ts->w, (int)ldw, row0,
+                                                    (int)dp_tiles, vec);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaEventRecord(ts->hi_done, ts->hi);
+    if (err == cudaSuccess)
+        err = cudaEventRecord(ts->lo_done, ts->lo);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(stream, ts->hi_done, 0);
+    if (err == cudaSuccess)
+        err = cudaStreamWaitEvent(stream, ts->lo_done, 0);
+    pthread_mutex_unlock(&tail_lock);
+    *launched = (err == cudaSuccess);
     return err;
 }
 
@@ -1619,10 +1932,20 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
         if (launched) {
             if (dp_tiles > 0)
-                large<<<(unsigned)dp_tiles, L_THREADS, large_smem, stream>>>(M, N, K, alpha, A, lda,
-                                                                             B, ldb, beta, C, ldc);
+                large<<<(unsigned)dp_tiles, L_THREADS, large_smem, stream>>>(
+                    M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
             return cudaGetLastError();
         }
+    }
+    if (plan == TAIL_UNEVEN_LARGE) {
+        int short_kt = 0, launched = 0;
+        const long long dp_tiles = large_tiles / large_slots * large_slots;
+        (void)tail_uneven(large_tiles - dp_tiles, large_slots, ceil_div(K, BK), FORCE_UNEVEN,
+                          &short_kt);
+        err = launch_uneven_tail(large, large_smem, large_tiles, large_slots, dp_tiles, short_kt, M,
+                                 N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &launched);
+        if (err != cudaSuccess || launched)
+            return err;
     }
     /* Whole tiles, block b computing tile b. One 1-D grid: C spans <= INT_MAX floats, so the
      * block count fits gridDim.x (2^31 - 1) and no slabs are needed. */
@@ -1644,10 +1967,10 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         return cudaErrorInvalidValue;
     if (use_small)
         small<<<(unsigned)blocks, S_THREADS, small_smem, stream>>>(M, N, K, alpha, A, lda, B, ldb,
-                                                                   beta, C, ldc);
+                                                                   beta, C, ldc, 0);
     else
         large<<<(unsigned)blocks, L_THREADS, large_smem, stream>>>(M, N, K, alpha, A, lda, B, ldb,
-                                                                   beta, C, ldc);
+                                                                   beta, C, ldc, 0);
     return cudaGetLastError();
 }
 
