@@ -160,6 +160,9 @@
  *   52.8 TFLOP/s at 4096 = 82% of the 64.1 TFLOP/s FFMA peak, 53.9 at 8192 = 84%).
  *   with the split tail (item 10): those four sizes do not split; see item 10 for the ones
  *   that do (session 5, on an H100).
+ *   with the uneven tail (item 11), on the H100: 1.132 / 1.033 / 1.046 / 1.050 (session 6;
+ *   session 5's rung there: 1.131 / 1.036 / 1.024 / 1.044). 53.9 TFLOP/s at 4096 (84% of
+ *   the FFMA peak), 54.3 at 8192 (85%).
  *   The prediction missed at 4096: before item 9 the FMA pipe ran 80% busy (cuBLAS 79%) with
  *   87% of the issue slots used (after it: 81.9% and 88.6%). The idle slots are not the
  *   LDS.128 latency we first blamed (short scoreboard stalls at the first FFMAs of each k
