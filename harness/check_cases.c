@@ -133,7 +133,7 @@ int check_matrix(struct check_case *cases, int max)
     n = add_shapes(cases, n, max, "many tiles: stream-K", many_tiles, COUNT(many_tiles));
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */
     n = add(cases, n, max, product("many tiles: stream-K", 4096, 4096, 64, pairs[1], 0));
-    /* 232 tiles: one round whole on 132 SMs, then 100 cut unevenly along K (rung 11's uneven
+    /* 232 tiles: on 132 SMs one round whole, then 100 cut unevenly along K (rung 11's uneven
      * tail: long pieces into C with beta, short ones on a second stream, added after). */
     n = add(cases, n, max, product("many tiles: uneven tail", 14848, 512, 1024, pairs[1], 0));
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to

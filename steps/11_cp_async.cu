@@ -127,10 +127,10 @@
  *      priorities did not keep them off the long pieces' SMs in every replay (+0.3% on
  *      average, replays 3-5% apart); and an add in which each thread walked one column down
  *      the tile was latency-bound (~65 us when it ran after the whole tiles) and cost 1-5% even
- *      beside them.
- *      Event timestamps at 4096: the long pieces end at ~592 us, the 8th wave of short ones
- *      at ~600, the whole tiles 3 rounds later (~653 us each), the add long before that. The
- *      rounding is that of a two-slice split sum (C = long + short), the same on every run.
+ *      beside them. CUDA events between the launches at 4096 (recorded with that slow add):
+ *      the long pieces end at ~592 us, the 8th wave of short ones at ~600, the add at ~2065,
+ *      the whole tiles at ~2550 (3 rounds of ~653 us). The rounding is that of a two-slice
+ *      split sum (C = long + short), the same on every run.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -1177,7 +1177,8 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
  * 4) added to what the long piece left in C. Block (b, y) takes ADD_ROWS rows of the tile,
  * each thread 4 neighbouring columns of one row: every thread has its loads in flight at once
  * (a thread that walked a whole column, one row after another, left the add latency-bound:
- * run after the whole tiles it cost ~65 us against ~15 us for this one). vec: C's rows can take float4 stores (ldc % 4 == 0, C 16-byte aligned). */
+ * run after the whole tiles it cost ~65 us against ~15 us for this one).
+ * vec: C's rows can take float4 stores (ldc % 4 == 0, C 16-byte aligned). */
 static __device__ __forceinline__ void add_short_pieces_body(int M, int N, float *C, int ldc,
                                                              const float *w, int ldw, int row0,
                                                              int first_tile, int vec)

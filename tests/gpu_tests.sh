@@ -29,8 +29,8 @@ one_rung() {
   local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
   # Rung 11 only (the early rungs would take minutes under the sanitizers): a C whose last
-  # round of 128x256 tiles is more than half busy, the uneven tail (132 whole tiles + 100 cut
-  # in two, the short pieces in 4 waves on a second stream).
+  # round of 128x256 tiles is more than half busy, the uneven tail (on 132 SMs: 132 whole
+  # tiles + 100 cut in two, the short pieces in 4 waves on a second stream).
   case "$name" in step11*) shapes="$shapes --mnk 14848,512,1024" ;; esac
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
   status=$?
