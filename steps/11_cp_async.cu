@@ -83,6 +83,10 @@
  *      2048, 4096 and 8192 over columns 0..7 and rows 0..15 (1.033 / 1.034 / 1.057 against
  *      1.010 / 1.011 / 1.036 in the same run). It is tuned to this compiler (CUDA 13.0):
  *      another ptxas may schedule it differently; FFMA_TUNED=0 gives the plain order back.
+ *      Later, on an H100 (session 7), its neighbours: 52 orders one or two swaps of columns
+ *      or rows away ran 0.96-1.048 at 4096, two dozen of them within 0.4% of each other (a
+ *      plateau, not a peak). The one now below swaps rows 10 and 12: 0.1-0.3% faster at
+ *      2048, 3328, 4096, 6144 and 8192 (two runs each; 4096 1.046 -> 1.048-1.049).
  *  10. A split tail. Where the 128x256 tiles fill some rounds and then at most half of one
  *      more (3072^2: 288 tiles = 2 rounds of 132 + 24), the tiles of that last round are cut
  *      along K into s = 132 / 24 = 5 equal slices (sgemm_cp_async_128x256_split: item 8's
@@ -138,7 +142,7 @@
  *   STS, address add or barrier displaces an FFMA. The K loop of the 128x256 kernel is
  *   1111 SASS instructions per tile, 1024 of them FFMA (92.2%); LDGSTS replaces the
  *   rung-10 pair LDG + STS and needs no registers to hold a tile in flight, which is what
- *   lets 212 registers hold 128 accumulators + 48 fragment floats. The deeper pipeline
+ *   lets 214 registers hold 128 accumulators + 48 fragment floats. The deeper pipeline
  *   matters because one block of 8 warps fills an SM (2 warps per scheduler): there are few
  *   other warps to run while a copy is late, so the copy must have been issued tiles ago.
  *
@@ -220,7 +224,7 @@
  *   - Below sm_80 there is no cp.async: the launcher returns cudaErrorInvalidDevice.
  *
  * Resources (ptxas -v, sm_90, CUDA 13.0, defaults L_STAGES=3, S_STAGES=4), 0 spills:
- *   sgemm_cp_async_128x256, _b4: 212 / 212 registers, 1 barrier, 0 stack; dynamic shared
+ *   sgemm_cp_async_128x256, _b4: 214 / 214 registers, 1 barrier, 0 stack; dynamic shared
  *     memory 3 x 12,416 = 37,248 bytes; 1 block (8 warps) per SM.
  *   sgemm_cp_async_128x256_sk, _sk_b4: 241 / 241 registers (three copies of the K loop, one
  *     per piece), 1 barrier, 0 stack; the same shared memory; 1 block per SM.
@@ -358,7 +362,8 @@
 /* The order of the 128 FFMAs of a k step in the large kernel (item 9 of the header): X(i, j)
  * is acc[i][j] += frag_a[i] * frag_b[j]. Column by column (1, 6, 0, 3, 4, 5, 7, 2), the 16
  * rows of each in one fixed order, reversed every other column: the fastest of 160 random
- * orders measured on the H200 with CUDA 13.0 (results/notes/step_11.md, session 4).
+ * orders measured on the H200 with CUDA 13.0 (results/notes/step_11.md, session 4), with
+ * rows 10 and 12 then swapped, the best of 54 neighbours timed on an H100 (session 7).
  * FFMA_TUNED 0: the plain serpentine (columns 0..7, rows 0..15 down and up), as in sessions
  * 1-3. To time another order, put its own "#define FFMA_ORDER_16x8 X(..) ..." in a file and
  * build with -DFFMA_ORDER_FILE=\"path\" (scripts/build_variant.sh). */
@@ -369,22 +374,22 @@
 #include FFMA_ORDER_FILE
 #else
 #define FFMA_ORDER_16x8                                                                            \
-    X(11, 1) X(15, 1) X(10, 1) X(12, 1) X(13, 1) X(6, 1) X(4, 1) X(7, 1)                           \
+    X(11, 1) X(15, 1) X(12, 1) X(10, 1) X(13, 1) X(6, 1) X(4, 1) X(7, 1)                           \
     X(1, 1) X(9, 1) X(14, 1) X(2, 1) X(3, 1) X(5, 1) X(8, 1) X(0, 1)                               \
     X(0, 6) X(8, 6) X(5, 6) X(3, 6) X(2, 6) X(14, 6) X(9, 6) X(1, 6)                               \
-    X(7, 6) X(4, 6) X(6, 6) X(13, 6) X(12, 6) X(10, 6) X(15, 6) X(11, 6)                           \
-    X(11, 0) X(15, 0) X(10, 0) X(12, 0) X(13, 0) X(6, 0) X(4, 0) X(7, 0)                           \
+    X(7, 6) X(4, 6) X(6, 6) X(13, 6) X(10, 6) X(12, 6) X(15, 6) X(11, 6)                           \
+    X(11, 0) X(15, 0) X(12, 0) X(10, 0) X(13, 0) X(6, 0) X(4, 0) X(7, 0)                           \
     X(1, 0) X(9, 0) X(14, 0) X(2, 0) X(3, 0) X(5, 0) X(8, 0) X(0, 0)                               \
     X(0, 3) X(8, 3) X(5, 3) X(3, 3) X(2, 3) X(14, 3) X(9, 3) X(1, 3)                               \
-    X(7, 3) X(4, 3) X(6, 3) X(13, 3) X(12, 3) X(10, 3) X(15, 3) X(11, 3)                           \
-    X(11, 4) X(15, 4) X(10, 4) X(12, 4) X(13, 4) X(6, 4) X(4, 4) X(7, 4)                           \
+    X(7, 3) X(4, 3) X(6, 3) X(13, 3) X(10, 3) X(12, 3) X(15, 3) X(11, 3)                           \
+    X(11, 4) X(15, 4) X(12, 4) X(10, 4) X(13, 4) X(6, 4) X(4, 4) X(7, 4)                           \
     X(1, 4) X(9, 4) X(14, 4) X(2, 4) X(3, 4) X(5, 4) X(8, 4) X(0, 4)                               \
     X(0, 5) X(8, 5) X(5, 5) X(3, 5) X(2, 5) X(14, 5) X(9, 5) X(1, 5)                               \
-    X(7, 5) X(4, 5) X(6, 5) X(13, 5) X(12, 5) X(10, 5) X(15, 5) X(11, 5)                           \
-    X(11, 7) X(15, 7) X(10, 7) X(12, 7) X(13, 7) X(6, 7) X(4, 7) X(7, 7)                           \
+    X(7, 5) X(4, 5) X(6, 5) X(13, 5) X(10, 5) X(12, 5) X(15, 5) X(11, 5)                           \
+    X(11, 7) X(15, 7) X(12, 7) X(10, 7) X(13, 7) X(6, 7) X(4, 7) X(7, 7)                           \
     X(1, 7) X(9, 7) X(14, 7) X(2, 7) X(3, 7) X(5, 7) X(8, 7) X(0, 7)                               \
     X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2)                               \
-    X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(12, 2) X(10, 2) X(15, 2) X(11, 2)
+    X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(10, 2) X(12, 2) X(15, 2) X(11, 2)
 #endif
 #ifndef FORCE_KERNEL
 #define FORCE_KERNEL                                                                               \
