@@ -120,9 +120,9 @@
  *      pieces write C (with beta), the short ones write their sums, as the GEMM of C's last
  *      rows, into a buffer that a small kernel then adds to C (sgemm_cp_async_add_short_pieces).
  *      Side by side means two streams (launch_uneven_tail()): the long pieces and then the
- *      whole tiles on one of the greatest priority; the short pieces and the add on one of the
- *      least, the short pieces one launch per wave, so that they can never hold more than the
- *      free SMs, whichever grid the block scheduler starts first. Predicted: the last round
+ *      whole tiles on the caller's own stream; the short pieces and the add on a second one,
+ *      the short pieces one launch per wave, so that they can never hold more than the free
+ *      SMs, whichever grid the block scheduler starts first. Predicted: the last round
  *      takes 0.90 of a round, +2.5% at 4096 minus the add (1.024 -> ~1.045). Measured on the
  *      H100, same process, session 5's plan -> this one: 2560 0.993 -> 1.020, 2816 1.028 ->
  *      1.094, 3328 1.070 -> 1.106, 4096 1.026 -> 1.045, 4608 1.029 -> 1.042, 5376 1.046 ->
@@ -134,7 +134,12 @@
  *      beside them. CUDA events between the launches at 4096 (recorded with that slow add):
  *      the long pieces end at ~592 us, the 8th wave of short ones at ~600, the add at ~2065,
  *      the whole tiles at ~2550 (3 rounds of ~653 us). The rounding is that of a two-slice
- *      split sum (C = long + short), the same on every run.
+ *      split sum (C = long + short), the same on every run. The long pieces and the whole
+ *      tiles first ran on a stream of their own, of the greatest priority, that waited for
+ *      the caller's (an event): that hop cost ~5 us per call (1.5-10 us at the 10 sizes of the
+ *      uneven tail, measured on the H100 in session 7, three runs each: 2560 0.7066 ->
+ *      0.7008 ms, 4096 2.5431 -> 2.5388, 8192 20.234 -> 20.228), so they now run on the
+ *      caller's stream.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -1692,20 +1697,24 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
 }
 
 /* ---- The uneven tail's streams and buffer (item 11) ----------------------------------------
- * The long pieces and then the whole tiles go to a stream of the greatest priority, the short
- * pieces and their add to one of the least: while blocks of both wait, the block scheduler
- * gives each SM that comes free to the first, so the short pieces take only the SMs that the
- * long ones leave free. Both streams start after what the caller's stream had queued, and the
- * caller's stream waits for both at the end (events): to the caller it is one launch on its
- * stream. Made per device on first use and kept for the life of the process, like the
- * workspace; the buffer of the short pieces grows when a larger C needs it (once the last
- * add that read it has ended). One mutex covers a launch from the first event to the last. */
+ * The long pieces and then the whole tiles run on the caller's stream, the short pieces and
+ * their add on a stream `lo` of the least priority, which starts after what the caller's
+ * stream had queued and which the caller's stream waits for at the end (events): to the
+ * caller it is one launch on its stream. The short pieces go one wave of free SMs per launch,
+ * so they cannot crowd out the long ones; the cut (tail_uneven()) makes their last wave start
+ * before the long pieces end, so no short piece waits for an SM when the whole tiles start.
+ * (A stream of the greatest priority for the long pieces and the whole tiles, as first
+ * written, would also settle that case, but waiting on the caller's stream through an event
+ * cost ~5 us per call.) Made per device on first use and kept for the life of the process,
+ * like the workspace; the buffer of the short pieces grows when a larger C needs it (once the
+ * last add that read it has ended). One mutex covers a launch from the first event to the
+ * last. */
 #define TAIL_W_MAX_BYTES ((size_t)256 << 20)
 
 struct tail_streams {
     int ready;
-    cudaStream_t hi, lo;
-    cudaEvent_t start, long_done, hi_done, lo_done;
+    cudaStream_t lo;
+    cudaEvent_t start, long_done, lo_done;
     float *w;
     size_t w_floats;
 };
@@ -1722,11 +1731,9 @@ static cudaError_t get_tail_streams(int device, size_t w_floats, struct tail_str
         int least = 0, greatest = 0;
         err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
         if (err == cudaSuccess)
-            err = cudaStreamCreateWithPriority(&ts->hi, cudaStreamNonBlocking, greatest);
-        if (err == cudaSuccess)
             err = cudaStreamCreateWithPriority(&ts->lo, cudaStreamNonBlocking, least);
-        cudaEvent_t *events[] = {&ts->start, &ts->long_done, &ts->hi_done, &ts->lo_done};
-        for (int i = 0; i < 4 && err == cudaSuccess; ++i)
+        cudaEvent_t *events[] = {&ts->start, &ts->long_done, &ts->lo_done};
+        for (int i = 0; i < 3 && err == cudaSuccess; ++i)
             err = cudaEventCreateWithFlags(events[i], cudaEventDisableTiming);
         if (err != cudaSuccess)
             return err; /* an error the caller reports; what was made stays unused */
@@ -1756,11 +1763,11 @@ static cudaError_t get_tail_streams(int device, size_t w_floats, struct tail_str
 /* Uneven tail launch (item 11): tiles dp_tiles .. tiles-1, the last round, each cut at
  * k_cut = 8 * (kt - short_kt); then tiles 0 .. dp_tiles-1 whole. Every piece runs in the
  * whole-tile kernel `large`, unchanged (the same SASS), on a K range of its own:
- *   hi: the long pieces:  C = alpha * A[:, :k_cut] B[:k_cut, :] + beta * C   (K = k_cut)
+ *   stream: the long pieces:  C = alpha * A[:, :k_cut] B[:k_cut, :] + beta * C   (K = k_cut)
  *   lo: the short pieces: w = alpha * A[:, k_cut:] B[k_cut:, :]   (beta 0, into w, which
  *       holds C's rows row0 .. M-1: the pieces run as the GEMM of those rows, in which the
  *       same tiles have the numbers dp_tiles - first_w on, since row0 starts a raster group)
- *   hi: the whole tiles, after the long pieces
+ *   stream: the whole tiles, after the long pieces
  *   lo: after the long pieces: C += w on the cut tiles, in that order (the same floats on
  *       every run; rounded like a split-K sum of two slices, not K in order).
  * Sets *launched = 0 (and returns success) where w would pass TAIL_W_MAX_BYTES or the device
@@ -1797,18 +1804,16 @@ static cudaError_t launch_uneven_tail(gemm_kernel large, int smem, long long til
     if (err == cudaSuccess)
         err = cudaEventRecord(ts->start, stream);
     if (err == cudaSuccess)
-        err = cudaStreamWaitEvent(ts->hi, ts->start, 0);
-    if (err == cudaSuccess)
         err = cudaStreamWaitEvent(ts->lo, ts->start, 0);
     if (err == cudaSuccess) { /* long pieces, the first to claim the SMs */
-        large<<<(unsigned)r, L_THREADS, smem, ts->hi>>>(M, N, k_cut, alpha, A, lda, B, ldb, beta, C,
+        large<<<(unsigned)r, L_THREADS, smem, stream>>>(M, N, k_cut, alpha, A, lda, B, ldb, beta, C,
                                                         ldc, (int)dp_tiles);
         err = cudaGetLastError();
     }
     /* Short pieces, on the SMs left free: one launch per wave of `free_sms` blocks, so that
      * they can never hold more SMs than that, whichever grid the block scheduler starts first
-     * (the stream priorities alone do not settle that race: the two grids become ready at
-     * the same moment). */
+     * (the two grids become ready at the same moment, and stream priorities do not settle
+     * that race). */
     for (int first = 0; first < r && err == cudaSuccess; first += free_sms) {
         const int wave = r - first < free_sms ? r - first : free_sms;
         large<<<(unsigned)wave, L_THREADS, smem, ts->lo>>>(
@@ -1817,9 +1822,9 @@ static cudaError_t launch_uneven_tail(gemm_kernel large, int smem, long long til
         err = cudaGetLastError();
     }
     if (err == cudaSuccess)
-        err = cudaEventRecord(ts->long_done, ts->hi);
+        err = cudaEventRecord(ts->long_done, stream);
     if (err == cudaSuccess && dp_tiles > 0) { /* whole tiles, as the long pieces end */
-        large<<<(unsigned)dp_tiles, L_THREADS, smem, ts->hi>>>(M, N, K, alpha, A, lda, B, ldb, beta,
+        large<<<(unsigned)dp_tiles, L_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
                                                                C, ldc, 0);
         err = cudaGetLastError();
     }
@@ -1833,11 +1838,7 @@ static cudaError_t launch_uneven_tail(gemm_kernel large, int smem, long long til
         err = cudaGetLastError();
     }
     if (err == cudaSuccess)
-        err = cudaEventRecord(ts->hi_done, ts->hi);
-    if (err == cudaSuccess)
         err = cudaEventRecord(ts->lo_done, ts->lo);
-    if (err == cudaSuccess)
-        err = cudaStreamWaitEvent(stream, ts->hi_done, 0);
     if (err == cudaSuccess)
         err = cudaStreamWaitEvent(stream, ts->lo_done, 0);
     pthread_mutex_unlock(&tail_lock);
