@@ -173,6 +173,11 @@
  *   with the uneven tail (item 11), on the H100: 1.132 / 1.033 / 1.046 / 1.050 (session 6;
  *   session 5's rung there: 1.131 / 1.036 / 1.024 / 1.044). 53.9 TFLOP/s at 4096 (84% of
  *   the FFMA peak), 54.3 at 8192 (85%).
+ *   with the order's neighbour (item 9) and the tail on the caller's stream (item 11),
+ *   session 7: on the H100 1.127 / 1.035 / 1.048 / 1.051 (at its power cap; 1.049-1.051 at
+ *   4096 in six more runs), on the H200 1.137 / 1.036 / 1.057 / 1.060, 54.2 TFLOP/s at 4096
+ *   (85% of the peak). The kernel's time is the same on both; cuBLAS is 0.6% slower on the
+ *   H200.
  *   The prediction missed at 4096: before item 9 the FMA pipe ran 80% busy (cuBLAS 79%) with
  *   87% of the issue slots used (after it: 81.9% and 88.6%). The idle slots are not the
  *   LDS.128 latency we first blamed (short scoreboard stalls at the first FFMAs of each k
