@@ -373,7 +373,7 @@
  * is acc[i][j] += frag_a[i] * frag_b[j]. Column by column (1, 6, 0, 3, 4, 5, 7, 2), the 16
  * rows of each in one fixed order, reversed every other column: the fastest of 160 random
  * orders measured on the H200 with CUDA 13.0 (results/notes/step_11.md, session 4), with
- * rows 10 and 12 then swapped, the best of 54 neighbours timed on an H100 (session 7).
+ * rows 10 and 12 then swapped, the best of 52 neighbours timed on an H100 (session 7).
  * FFMA_TUNED 0: the plain serpentine (columns 0..7, rows 0..15 down and up), as in sessions
  * 1-3. To time another order, put its own "#define FFMA_ORDER_16x8 X(..) ..." in a file and
  * build with -DFFMA_ORDER_FILE=\"path\" (scripts/build_variant.sh). */
