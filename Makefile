@@ -120,6 +120,9 @@ $(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) | deps
 	@scripts/logged.sh $(BUILD)/tests/test_$*.log $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< \
 	    $(PURE_OBJS) $(CMOCKA_LIBS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lm
 
+# The check-matrix test reads the case count README.md states.
+$(BUILD)/tests/test_check_cases: CFLAGS += -DREADME_MD='"$(CURDIR)/README.md"'
+
 # The telemetry test loads a stand-in NVML from beside its executable.
 $(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c
 	@mkdir -p $(@D)

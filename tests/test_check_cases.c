@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -163,6 +164,28 @@ static void contract_special_cases(void **state)
     assert_true(k0 && noop_m && noop_n && bad_ld && null_a && neg);
 }
 
+/* README.md states the matrix's size ("**check matrix** (N cases)"): it must be this one. */
+static void readme_states_the_case_count(void **state)
+{
+    (void)state;
+    FILE *f = fopen(README_MD, "r");
+    if (f == NULL)
+        fail_msg("cannot open %s", README_MD);
+    static const char mark[] = "**check matrix** (";
+    char line[512];
+    int stated = -1;
+    while (stated < 0 && fgets(line, sizeof line, f) != NULL) {
+        const char *at = strstr(line, mark);
+        if (at != NULL && sscanf(at + sizeof mark - 1, "%d cases)", &stated) != 1)
+            stated = -1;
+    }
+    fclose(f);
+    if (stated < 0)
+        fail_msg("%s does not say \"%sN cases)\"", README_MD, mark);
+    if (stated != count)
+        fail_msg("%s says %d cases, the matrix has %d", README_MD, stated, count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +198,7 @@ int main(void)
         cmocka_unit_test(many_tiles),
         cmocka_unit_test(few_tiles),
         cmocka_unit_test(contract_special_cases),
+        cmocka_unit_test(readme_states_the_case_count),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
