@@ -103,6 +103,22 @@ $(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(patsubst steps/%.cu,$(BUILD)/ste
 endef
 $(foreach n,$(STEP_NUMS),$(eval $(call STEP_BIN_RULE,$(n))))
 
+# Rung 11 again, built with -DCLUSTER_SPLIT=0: on sm_90 the rung adds split-K slices up
+# through clusters, so this build is how a GPU test machine checks the global-memory split-K
+# that GPUs before sm_90 take (the GPU tests run every bin/step*).
+ifneq ($(wildcard steps/11_*.cu),)
+GLOBAL_SPLIT_BIN := $(BIN)/step11-global-split
+$(BUILD)/variants/11_global_split.o: $(wildcard steps/11_*.cu) common/step.h common/sgemm_common.h $(BUILD)/gencode.txt
+	@mkdir -p $(@D)
+	@echo "  NVCC  $< (-DCLUSTER_SPLIT=0)"
+	@scripts/logged.sh $(BUILD)/variants/11_global_split.log $(NVCC) $(NVCCFLAGS) -DCLUSTER_SPLIT=0 -c $< -o $@
+$(GLOBAL_SPLIT_BIN): $(BUILD)/harness/main_11.o $(BUILD)/variants/11_global_split.o $(HARNESS_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	@$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+all: $(GLOBAL_SPLIT_BIN)
+endif
+
 run: $(STEP_BIN)
 	$(if $(STEP_BIN),,$(error run needs step=N, e.g. make step=1 run))
 	$(STEP_BIN) $(ARGS)

@@ -2,7 +2,8 @@
  * Rung 11 - cp.async: global -> shared copies that skip the registers, a multi-stage
  * pipeline, and a 128x256 block tile (with a 64x128 one for small C, chosen by size,
  * stream-K, a split tail or an uneven tail for the last round of tiles, and split-K where
- * tiles are too few). The ladder's final answer for every size.
+ * tiles are too few, its slices meeting in a cluster on sm_90). The ladder's final answer
+ * for every size.
  *
  * What changes from rung 10
  *   1. Copies. Rung 10 loads a tile into registers (LDG, or a texture fetch) and stores it to
@@ -140,6 +141,26 @@
  *      uneven tail, measured on the H100 in session 7, three runs each: 2560 0.7066 ->
  *      0.7008 ms, 4096 2.5431 -> 2.5388, 8192 20.234 -> 20.228), so they now run on the
  *      caller's stream.
+ *  12. Split-K through clusters (sm_90). Item 8's slices meet in global memory: each stores
+ *      its 32 KB of partial sums, fences, counts itself on an atomic, and the last one reads
+ *      all the slots back alone. At 256^2 that chain is most of the run: a build that skips
+ *      it (wrong C, the floor) ran in 9.0 us instead of 13.8, and under Nsight Compute the
+ *      kernel took 7.3 us instead of 12.2. On Hopper the slices of a tile can run as one
+ *      thread block cluster, whose blocks read each other's shared memory: each slice
+ *      parks its sums in its own shared memory, one cluster barrier replaces the fences
+ *      and the count, and every slice then adds up its own 1/slices of the tile (slice
+ *      order, so the same floats as item 8) and writes that part of C (cluster_finish();
+ *      sgemm_cp_async_64x128_cluster). Which slice counts pay changed: a cluster never
+ *      spans two GPCs, so on the H200 only 30 clusters of 4, or 15 of 8, run at one block
+ *      per SM; the rest double up on SMs while others idle, and 512^2 in 32 clusters of 4
+ *      ran slower than with global slots (20.0 against 17.9 us). So the cost model asks the
+ *      driver how many clusters fit at one block per SM (cluster_capacities()) and counts
+ *      the blocks on the busiest SM from that. Predicted: 256^2 13.8 -> ~10 us, 512^2 18 ->
+ *      ~14, 768^2 36 -> ~32. Measured on the H200 (ratio to cuBLAS, three runs, global
+ *      slots -> clusters): 128 0.78 -> 1.05, 256 0.87 -> 1.20, 384 1.01 -> 1.29, 512 0.95 ->
+ *      1.00, 640 0.97 -> 1.08, 768 1.03 -> 1.15; from 896 up the model keeps what it chose
+ *      before. GPUs before sm_90 keep item 8 (`make` also builds bin/step11-global-split,
+ *      -DCLUSTER_SPLIT=0, so that the GPU tests check that path on an H100 too).
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -178,6 +199,8 @@
  *   4096 in six more runs), on the H200 1.137 / 1.036 / 1.057 / 1.060, 54.2 TFLOP/s at 4096
  *   (85% of the peak). The kernel's time is the same on both; cuBLAS is 0.6% slower on the
  *   H200.
+ *   with split-K through clusters (item 12): those four sizes do not split; see item 12
+ *   (session 8, H200).
  *   The prediction missed at 4096: before item 9 the FMA pipe ran 80% busy (cuBLAS 79%) with
  *   87% of the issue slots used (after it: 81.9% and 88.6%). The idle slots are not the
  *   LDS.128 latency we first blamed (short scoreboard stalls at the first FFMAs of each k
@@ -225,7 +248,9 @@
  *   - Split-K and the split tail: each slice starts at a whole K tile (only tile 0 is
  *     partial), the counts are atomic and the last block reads the slots only after a
  *     fence, so any finishing order gives the same floats (a split sum's, not K in order);
- *     a device without a workspace slot (more than 64 devices) runs whole tiles.
+ *     a device without a workspace slot (more than 64 devices) runs whole tiles. Through
+ *     clusters: the sums are read only between two cluster barriers (after every slice
+ *     has stored, before any block may exit), in slice order: the same floats.
  *   - The uneven tail: the long piece covers whole K tiles (the partial one, if any, is the
  *     short piece's first), the short pieces write a buffer of the launcher's (beta 0: never
  *     read before written), and the add starts only after both (events), so C gets
@@ -244,6 +269,11 @@
  *     shared memory and 16 bytes of static shared memory (the "last slice" flag).
  *   sgemm_cp_async_128x256_split, _split_b4: 231 / 231 registers, the large kernel's shared
  *     memory and the 16-byte flag; 1 block per SM.
+ *   sgemm_cp_async_64x128_cluster, _cluster_b4 (sm_90 only): 142 / 142 registers, 1 barrier,
+ *     0 stack; dynamic shared memory 32,768 bytes (the stages, then the partial sums); launch
+ *     bound 3 blocks per SM, not 4: at 128 registers ptxas re-derived the thread index and
+ *     the shared-memory base inside the K loop (638 instructions per two tiles, against 582
+ *     in the whole-tile kernel; at 142 registers: 581).
  *   sgemm_cp_async_add_short_pieces: 18 registers, no shared memory; beside a 128x256 block
  *     (55,296 registers) it fits in the SM's 65,536.
  *   (sm_80: 209, 234-236 and 128; sm_86 / sm_89: 206, 239-241 and 126; all 0 spills, 0
@@ -257,7 +287,9 @@
  * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_SLOT_COST, SPLIT_MAX, SPLIT_MIN_KT,
  * FORCE_SPLIT (n: every 64x128 launch in n slices), FFMA_TUNED (0: the plain FFMA order),
  * TAIL_SPLIT (0: no split tail), TAIL_SPLIT_COST, FORCE_TAIL (1: split every last round
- * that is at most half busy, whatever the cost model says).
+ * that is at most half busy, whatever the cost model says), CLUSTER_SPLIT (0: split-K
+ * through global memory on sm_90 too), CLUSTER_BLOCK_COST, CLUSTER_MAX_SHARE,
+ * CLUSTER_MIN_BLOCKS.
  * See results/notes/step_11.md.
  */
 #include <pthread.h>
@@ -368,6 +400,27 @@
 #endif
 #ifndef FORCE_SPLIT
 #define FORCE_SPLIT 0
+#endif
+/* Split-K through a thread block cluster (sm_90 and newer; item 12 of the header): the
+ * slices of a tile run as one cluster and add their partial sums up through distributed
+ * shared memory instead of global slots, an atomic count and fences (1, default; 0: the
+ * global scheme on every GPU). CLUSTER_BLOCK_COST is what a cluster slice adds in the cost
+ * model of split_slices() (in K tiles of time), and CLUSTER_MAX_SHARE the most blocks of a
+ * split launch the model lets share an SM. */
+#ifndef CLUSTER_SPLIT
+#define CLUSTER_SPLIT 1
+#endif
+#ifndef CLUSTER_MIN_BLOCKS
+#define CLUSTER_MIN_BLOCKS 3 /* the cluster kernels' launch bound: 3 blocks per SM */
+#endif
+#ifndef CLUSTER_BLOCK_COST
+#define CLUSTER_BLOCK_COST 2
+#endif
+#ifndef CLUSTER_MAX_SHARE
+#define CLUSTER_MAX_SHARE 2
+#endif
+#if SPLIT_MAX > 8
+#error "SPLIT_MAX must be <= 8: a cluster holds a tile's slices, and 8 blocks is the portable limit"
 #endif
 /* The order of the 128 FFMAs of a k step in the large kernel (item 9 of the header): X(i, j)
  * is acc[i][j] += frag_a[i] * frag_b[j]. Column by column (1, 6, 0, 3, 4, 5, 7, 2), the 16
@@ -605,9 +658,10 @@ static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, 
  *   sub_m:   4x4 sub-tiles per thread along M (4: 16 rows per thread, BM = 128; 2: 8, BM = 64)
  *   b16:     1 when B may be copied 16 bytes at a time (ldb % 4 == 0, N % 4 == 0, B 16-byte
  *            aligned)
- *   stages:  K tiles resident in shared memory (L_STAGES / S_STAGES) */
+ *   stages:  K tiles resident in shared memory (L_STAGES / S_STAGES)
+ *   cluster: 1 in the split-K kernels whose slices add up through a cluster (item 12) */
 struct shape {
-    int warps_n, sub_m, stages, b16;
+    int warps_n, sub_m, stages, b16, cluster;
 };
 
 struct gemm_args {
@@ -896,6 +950,71 @@ static __device__ __forceinline__ void split_finish(struct shape sh, const struc
     }
 }
 
+/* ---- Split-K through a cluster (sm_90+; item 12) -------------------------------------------
+ * On sm_90 the slices of a tile are one thread block cluster: blocks 0..slices-1 of the
+ * cluster (its ranks) are slices 0..slices-1 of one tile, and the GPU runs them at the same
+ * time on SMs of one GPC, where each can read the others' shared memory (distributed shared
+ * memory). So a slice parks its partial sums in its own shared memory; one cluster barrier
+ * (its arrive releases those stores, its wait acquires everybody's) replaces the global
+ * slots, the fences and the atomic count; and instead of the last block adding every slot
+ * alone, each slice adds up 1/slices of the tile, reading the slices in order 0, 1, ... (the
+ * same floats as the global scheme), and writes that part of C. A second cluster barrier
+ * keeps every block's shared memory alive until the others have finished reading it. */
+static __device__ __forceinline__ void cluster_finish(struct shape sh, const struct gemm_args *g,
+                                                      const struct split_k *sp, int tile_m,
+                                                      int tile_n, int row0, int col0,
+                                                      float acc[TM_MAX][TN])
+{
+#if __CUDA_ARCH__ >= 900
+    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
+    const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
+    extern __shared__ float4 smem_f4[];
+
+    __syncthreads(); /* every warp has read its last fragments: the stages may be overwritten */
+    float4 *mine = smem_f4 + threadIdx.x; /* the slot layout of store_partial() */
+#pragma unroll
+    for (int i = 0; i < tm; ++i)
+#pragma unroll
+        for (int q = 0; q < SUB_N; ++q)
+            mine[(i * SUB_N + q) * threads] =
+                make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
+    __cluster_barrier_arrive(); /* release: this slice's partial sums ... */
+    __cluster_barrier_wait();   /* acquire: ... and every other slice's, visible to all */
+
+    /* This slice's share: float4s v0 .. v1-1 of every thread's tm * SUB_N. */
+    const int per_thread = tm * SUB_N;
+    const int v0 = per_thread * sp->slice / sp->slices;
+    const int v1 = per_thread * (sp->slice + 1) / sp->slices;
+    for (int v = v0; v < v1; ++v) { /* v = i * SUB_N + q: acc[i][4q .. 4q+3] of thread tid */
+        const int i = v / SUB_N, q = v % SUB_N;
+        const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
+        const int col = col0 + q * LANES_N * SUB;
+        if (row >= rows_left)
+            continue;
+        const size_t at = (size_t)v * threads + threadIdx.x;
+        float4 sum = ((const float4 *)__cluster_map_shared_rank(smem_f4, 0))[at];
+        for (int s = 1; s < sp->slices; ++s) { /* slice order: the same floats every run */
+            const float4 p = ((const float4 *)__cluster_map_shared_rank(smem_f4, s))[at];
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
+        }
+        const float out[4] = {sum.x, sum.y, sum.z, sum.w};
+        store_c4(g, g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn, col, cols_left,
+                 c_vec, out);
+    }
+    __cluster_barrier_arrive(); /* done reading the others' shared memory ... */
+    __cluster_barrier_wait();   /* ... and they are done with ours: now a block may exit */
+#else
+    (void)sh, (void)g, (void)sp, (void)tile_m, (void)tile_n, (void)row0, (void)col0, (void)acc;
+    __trap(); /* no clusters below sm_90; the launcher never gets here */
+#endif
+}
+
 /*
  * The product of K tiles [j0, j1) of C tile number `tile` (the rows of A and the columns of
  * B it needs), accumulated in registers, then written out: C := alpha*acc + beta*C, or
@@ -1107,6 +1226,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     if (out_slot) {
         store_partial(sh, out_slot, acc);
         raise_flag(out_flag);
+    } else if (split && sh.cluster) {
+        cluster_finish(sh, g, split, tile_m, tile_n, row0, col0, acc);
     } else if (split) {
         split_finish(sh, g, split, tile, tile_m, tile_n, row0, col0, acc);
     } else {
@@ -1138,6 +1259,24 @@ static __device__ __forceinline__ void split_body(struct shape sh, const struct 
     const int j0 = (int)((long long)kt * sp.slice / sp.slices);
     const int j1 = (int)((long long)kt * (sp.slice + 1) / sp.slices); /* > j0: slices <= kt */
     tile_product(sh, g, sp.first_tile + tile, j0, j1, NULL, NULL, NULL, NULL, &sp);
+}
+
+/* Split-K through a cluster (item 12): the cluster of blocks b - rank .. b - rank + slices - 1
+ * is tile b / slices, and its rank is the block's slice. */
+static __device__ __forceinline__ void
+cluster_split_body(struct shape sh, const struct gemm_args *g, struct split_k sp)
+{
+#if __CUDA_ARCH__ >= 900
+    const int kt = (g->K - 1) / BK + 1;
+    sp.slice = (int)__clusterRelativeBlockRank();
+    const int tile = (int)blockIdx.x / sp.slices;
+    const int j0 = (int)((long long)kt * sp.slice / sp.slices);
+    const int j1 = (int)((long long)kt * (sp.slice + 1) / sp.slices); /* > j0: slices <= kt */
+    tile_product(sh, g, sp.first_tile + tile, j0, j1, NULL, NULL, NULL, NULL, &sp);
+#else
+    (void)sh, (void)g, (void)sp;
+    __trap();
+#endif
 }
 
 /* One piece of a stream-K share: K tiles [j0, j1) of C tile `tile`. It continues block w-1's
@@ -1229,24 +1368,30 @@ static __device__ __forceinline__ void add_short_pieces_body(int M, int N, float
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define BODY(warps_n, sub_m, stages, b16)                                                          \
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
-    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    const struct shape sh = {warps_n, sub_m, stages, b16, 0};                                      \
     whole_tile_body(sh, &g, first_tile)
 #define BODY_SK(warps_n, sub_m, stages, b16)                                                       \
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
-    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    const struct shape sh = {warps_n, sub_m, stages, b16, 0};                                      \
     stream_k_body(sh, &g, &sk)
 #define BODY_SPLIT(warps_n, sub_m, stages, b16)                                                    \
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
-    const struct shape sh = {warps_n, sub_m, stages, b16};                                         \
+    const struct shape sh = {warps_n, sub_m, stages, b16, 0};                                      \
     split_body(sh, &g, sp)
+#define BODY_CLUSTER(warps_n, sub_m, stages, b16)                                                  \
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};                     \
+    const struct shape sh = {warps_n, sub_m, stages, b16, 1};                                      \
+    cluster_split_body(sh, &g, sp)
 #elif defined(__CUDA_ARCH__)
 #define BODY(warps_n, sub_m, stages, b16)       __trap()
 #define BODY_SK(warps_n, sub_m, stages, b16)    __trap()
 #define BODY_SPLIT(warps_n, sub_m, stages, b16) __trap()
+#define BODY_CLUSTER(warps_n, sub_m, stages, b16) __trap()
 #else
 #define BODY(warps_n, sub_m, stages, b16)
 #define BODY_SK(warps_n, sub_m, stages, b16)
 #define BODY_SPLIT(warps_n, sub_m, stages, b16)
+#define BODY_CLUSTER(warps_n, sub_m, stages, b16)
 #endif
 
 /* 1 block of 256 threads per SM: 128 accumulators + 48 fragment floats -> ~216 registers. */
@@ -1342,6 +1487,24 @@ __global__ void __launch_bounds__(S_THREADS, 4)
                                    struct split_k sp)
 {
     BODY_SPLIT(S_WARPS_N, S_SUB_M, S_STAGES, 0);
+}
+
+/* The same tile shape and split, the slices of a tile one cluster (item 12; sm_90+, launched
+ * with a cluster of `sp.slices` blocks). */
+__global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
+    sgemm_cp_async_64x128_cluster(int M, int N, int K, float alpha, const float *A, int lda,
+                                  const float *B, int ldb, float beta, float *C, int ldc,
+                                  struct split_k sp)
+{
+    BODY_CLUSTER(S_WARPS_N, S_SUB_M, S_STAGES, 1);
+}
+
+__global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
+    sgemm_cp_async_64x128_cluster_b4(int M, int N, int K, float alpha, const float *A, int lda,
+                                     const float *B, int ldb, float beta, float *C, int ldc,
+                                     struct split_k sp)
+{
+    BODY_CLUSTER(S_WARPS_N, S_SUB_M, S_STAGES, 0);
 }
 
 typedef void (*gemm_kernel)(int, int, int, float, const float *, int, const float *, int, float,
@@ -1513,15 +1676,29 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
  *   1024^2 128 tiles: s = 1  (1.14; s = 2 forced: 1.04)
  *   1280^2 200 tiles: s = 3  (1.09 either way)
  *   1536^2 288 tiles: s = 3  (0.94 -> 1.03)
+ * Through clusters (item 12; cluster_cap != NULL: cluster_cap[s] clusters of s run at one
+ * block per SM), a slice costs less, and the busiest SM is counted from the clusters:
+ *   s >= 2:  n * (ceil(kt / s) + CLUSTER_BLOCK_COST),  n = ceil(tiles / cluster_cap[s])
+ * taken only where n <= CLUSTER_MAX_SHARE (2): beyond that, blocks share SMs three and four
+ * at a time and n no longer predicts the time. CLUSTER_BLOCK_COST (2, ~0.7 us) was fitted to
+ * slices forced 2..8 at 256..1792 on the H200 (session 8): time ~ 8 us + 0.34 us * n *
+ * (ceil(kt / s) + 2) up to 768^2. The model then picks (H200, ratio to cuBLAS, three runs):
+ *   256^2    8 tiles: s = 8  (1.19-1.22)     512^2 32 tiles: s = 3  (1.00)
+ *   384^2   18 tiles: s = 5  (1.27-1.30)     640^2 50 tiles: s = 2  (1.08)
+ *   768^2   72 tiles: s = 3, n = 2 (1.15)    896^2 and up: as without clusters
+ * The best forced counts were within 8% of these (512^2: s = 7, 16.1 against 17.5 us).
  * No slice is shorter than SPLIT_MIN_KT K tiles, no tile has more than SPLIT_MAX slices, and
- * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near). */
+ * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near).
+ * *cluster := 1 where the slices should meet in a cluster. */
 #define SPLIT_MAX_BLOCKS 8192
-static int split_slices(long long tiles, int K, int sms)
+static int split_slices(long long tiles, int K, int sms, const int *cluster_cap, int *cluster)
 {
     const long long kt = ceil_div(K, BK);
     long long best = 1;
+    *cluster = 0;
     if (FORCE_SPLIT > 1) {
         best = FORCE_SPLIT < kt ? FORCE_SPLIT : kt;
+        *cluster = cluster_cap != NULL && best <= SPLIT_MAX && cluster_cap[best] > 0;
     } else if (SPLIT_K) {
         long long best_cost = ((tiles - 1) / sms + 1) * kt;
         for (long long s = 2; s <= SPLIT_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
@@ -1530,11 +1707,24 @@ static int split_slices(long long tiles, int K, int sms)
             if (cost < best_cost) {
                 best_cost = cost;
                 best = s;
+                *cluster = 0;
+            }
+            if (cluster_cap == NULL || cluster_cap[s] <= 0)
+                continue;
+            /* clusters: n = blocks on the busiest SM, from how many fit at one per SM */
+            const long long nc = (tiles - 1) / cluster_cap[s] + 1;
+            const long long cluster_cost = nc * ((kt - 1) / s + 1 + CLUSTER_BLOCK_COST);
+            if (nc <= CLUSTER_MAX_SHARE && cluster_cost < best_cost) {
+                best_cost = cluster_cost;
+                best = s;
+                *cluster = 1;
             }
         }
     }
-    if (best < 2 || tiles * best > SPLIT_MAX_BLOCKS)
+    if (best < 2 || tiles * best > SPLIT_MAX_BLOCKS) {
+        *cluster = 0;
         return 1;
+    }
     return (int)best;
 }
 
@@ -1701,6 +1891,91 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
     return err;
 }
 
+/* How many clusters of s blocks run at once with one block per SM. A cluster never spans two
+ * GPCs (graphics processing clusters, of 16-18 SMs on an H100 or H200), so this is not SMs /
+ * s: on the H200, 30 clusters of 4 (not 33) and 15 of 7 or 8 (not 18 or 16). A launch of
+ * more clusters than that puts two blocks on some SMs while others idle (measured with a
+ * placement probe, results/notes/step_11.md, session 8), and those SMs set the time. The
+ * driver knows the layout: cudaOccupancyMaxActiveClusters answers for a kernel that takes
+ * more than half of an SM's shared memory, so that no SM can hold two of its blocks. That
+ * kernel is cluster_capacity_probe, which is never launched. Asked once per device. */
+__global__ void cluster_capacity_probe(void) {}
+
+static pthread_mutex_t cluster_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cluster_capacity[MAX_DEVICES][SPLIT_MAX + 1]; /* 0: not asked yet; -1: none fit */
+
+/* cap[s], s = 2..SPLIT_MAX: clusters of s blocks that `device` (< MAX_DEVICES) runs at one
+ * block per SM (-1: none). */
+static cudaError_t cluster_capacities(int device, int cap[SPLIT_MAX + 1])
+{
+    cudaError_t err = cudaSuccess;
+    pthread_mutex_lock(&cluster_lock);
+    int *known = cluster_capacity[device];
+    if (known[2] == 0) {
+        int per_sm = 0, per_block = 0;
+        err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+        if (err == cudaSuccess)
+            err =
+                cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        const int smem = per_sm / 2 + 1024; /* two of these blocks never fit in one SM */
+        const int can_ask = err == cudaSuccess && smem <= per_block;
+        if (can_ask)
+            err = cudaFuncSetAttribute((const void *)cluster_capacity_probe,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        for (int s = 2; s <= SPLIT_MAX && err == cudaSuccess; ++s) {
+            int fit = 0;
+            if (can_ask) {
+                cudaLaunchAttribute attr;
+                attr.id = cudaLaunchAttributeClusterDimension;
+                attr.val.clusterDim.x = (unsigned)s;
+                attr.val.clusterDim.y = 1;
+                attr.val.clusterDim.z = 1;
+                cudaLaunchConfig_t config = {};
+                config.gridDim = dim3((unsigned)s);
+                config.blockDim = dim3(S_THREADS);
+                config.dynamicSmemBytes = (size_t)smem;
+                config.attrs = &attr;
+                config.numAttrs = 1;
+                err = cudaOccupancyMaxActiveClusters(&fit, (const void *)cluster_capacity_probe,
+                                                     &config);
+            }
+            known[s] = fit > 0 ? fit : -1;
+        }
+        if (err != cudaSuccess)
+            known[2] = 0; /* ask again next time */
+    }
+    for (int s = 0; s <= SPLIT_MAX; ++s)
+        cap[s] = s >= 2 && err == cudaSuccess ? known[s] : 0;
+    pthread_mutex_unlock(&cluster_lock);
+    return err;
+}
+
+/* Split-K through clusters (item 12): `tiles` 64x128 tiles, `slices` blocks each, every tile's
+ * slices one cluster. No workspace: the partial sums stay in the cluster's shared memory. */
+static cudaError_t launch_cluster_split(split_kernel kernel, int slices, long long tiles, int smem,
+                                        int M, int N, int K, float alpha, const float *A, int lda,
+                                        const float *B, int ldb, float beta, float *C, int ldc,
+                                        cudaStream_t stream)
+{
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = (unsigned)slices; /* consecutive blocks: one tile's slices */
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)(tiles * slices));
+    config.blockDim = dim3(S_THREADS);
+    config.dynamicSmemBytes = (size_t)smem;
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    const struct split_k sp = {slices, 0, 0, NULL, NULL};
+    cudaError_t err =
+        cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, sp);
+    const cudaError_t last = cudaGetLastError();
+    return err != cudaSuccess ? err : last;
+}
+
 /* ---- The uneven tail's streams and buffer (item 11) ----------------------------------------
  * The long pieces and then the whole tiles run on the caller's stream, the short pieces and
  * their add on a stream `lo` of the least priority, which starts after what the caller's
@@ -1861,14 +2136,19 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (sgemm_current_cc() < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
 
-    int dev = 0, sms = 0, coop = 0;
+    int dev = 0, sms = 0, coop = 0, clusters = 0;
     err = cudaGetDevice(&dev);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev);
     if (err != cudaSuccess)
         return err;
+    /* split-K through clusters: sm_90 and newer (distributed shared memory) */
+    const int use_cluster =
+        CLUSTER_SPLIT && clusters && sgemm_current_cc() >= 90 && dev < MAX_DEVICES;
     if (sms < 1)
         sms = 1;
 
@@ -1882,8 +2162,14 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         b16 ? sgemm_cp_async_64x128_split : sgemm_cp_async_64x128_split_b4;
     const split_kernel large_split =
         b16 ? sgemm_cp_async_128x256_split : sgemm_cp_async_128x256_split_b4;
+    const split_kernel small_cluster =
+        b16 ? sgemm_cp_async_64x128_cluster : sgemm_cp_async_64x128_cluster_b4;
     const int large_smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const int small_smem = SMEM_BYTES(S_STAGES, S_BM, S_BN);
+    /* a cluster slice parks its 64x128 partial sums in its shared memory after the K loop */
+    const int cluster_smem = small_smem > (int)(S_BM * S_BN * sizeof(float))
+                                 ? small_smem
+                                 : (int)(S_BM * S_BN * sizeof(float));
     if (large_smem > 48 * 1024) { /* above 48 KB a kernel must opt in to dynamic shared memory */
         err = cudaFuncSetAttribute((const void *)large, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    large_smem);
@@ -1902,6 +2188,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (err == cudaSuccess)
             err = cudaFuncSetAttribute((const void *)small_split,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, small_smem);
+        if (err != cudaSuccess)
+            return err;
+    }
+    if (use_cluster && cluster_smem > 48 * 1024) {
+        err = cudaFuncSetAttribute((const void *)small_cluster,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, cluster_smem);
         if (err != cudaSuccess)
             return err;
     }
@@ -1967,7 +2259,16 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
      * block count fits gridDim.x (2^31 - 1) and no slabs are needed. */
     const long long small_tiles = ceil_div(M, S_BM) * ceil_div(N, S_BN);
     if (plan == WHOLE_SMALL) {
-        const int slices = split_slices(small_tiles, K, sms);
+        int cap[SPLIT_MAX + 1] = {0}, cluster = 0;
+        if (use_cluster) {
+            err = cluster_capacities(dev, cap);
+            if (err != cudaSuccess)
+                return err;
+        }
+        const int slices = split_slices(small_tiles, K, sms, use_cluster ? cap : NULL, &cluster);
+        if (slices > 1 && cluster)
+            return launch_cluster_split(small_cluster, slices, small_tiles, cluster_smem, M, N, K,
+                                        alpha, A, lda, B, ldb, beta, C, ldc, stream);
         if (slices > 1) {
             int launched = 0;
             err = launch_split(small_split, S_THREADS, (L_BM * L_BN) / (S_BM * S_BN), slices, 0,

@@ -76,5 +76,5 @@ for bin in "$@"; do
     rm -f "$logdir/$name.failed"
   fi
 done
-echo "GPU tests: $# rungs, $fails with failures (logs in $logdir/)"
+echo "GPU tests: $# binaries, $fails with failures (logs in $logdir/)"
 [ "$fails" -eq 0 ]
