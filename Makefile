@@ -179,7 +179,7 @@ help:
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make step=N run        build rung N (1..11), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
-	@echo "  make all               build every rung"
+	@echo "  make all               build every rung (and bin/step11-global-split: rung 11 without clusters)"
 	@echo "  make step=N diff       what rung N changes from rung N-1"
 	@echo "  make step=N sass|ptx   the rung's machine code / PTX"
 	@echo "  make step=N regs       registers, shared memory, spills per kernel"
