@@ -1686,7 +1686,7 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
  *   256^2    8 tiles: s = 8  (1.19-1.22)     512^2 32 tiles: s = 3  (1.00)
  *   384^2   18 tiles: s = 5  (1.27-1.30)     640^2 50 tiles: s = 2  (1.08)
  *   768^2   72 tiles: s = 3, n = 2 (1.15)    896^2 and up: as without clusters
- * The best forced counts were within 8% of these (512^2: s = 7, 16.1 against 17.5 us).
+ * The best forced counts were within 9% of these (512^2: s = 7, 16.1 against 17.5 us).
  * No slice is shorter than SPLIT_MIN_KT K tiles, no tile has more than SPLIT_MAX slices, and
  * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near).
  * *cluster := 1 where the slices should meet in a cluster. */
@@ -1901,6 +1901,25 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
  * kernel is cluster_capacity_probe, which is never launched. Asked once per device. */
 __global__ void cluster_capacity_probe(void) {}
 
+/* A launch of `blocks` blocks of S_THREADS in clusters of `size`; *attr holds the cluster
+ * attribute the config points to. */
+static cudaLaunchConfig_t cluster_config(long long blocks, int size, int smem, cudaStream_t stream,
+                                         cudaLaunchAttribute *attr)
+{
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)size;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)blocks);
+    config.blockDim = dim3(S_THREADS);
+    config.dynamicSmemBytes = (size_t)smem;
+    config.stream = stream;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    return config;
+}
+
 static pthread_mutex_t cluster_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cluster_capacity[MAX_DEVICES][SPLIT_MAX + 1]; /* 0: not asked yet; -1: none fit */
 
@@ -1926,16 +1945,7 @@ static cudaError_t cluster_capacities(int device, int cap[SPLIT_MAX + 1])
             int fit = 0;
             if (can_ask) {
                 cudaLaunchAttribute attr;
-                attr.id = cudaLaunchAttributeClusterDimension;
-                attr.val.clusterDim.x = (unsigned)s;
-                attr.val.clusterDim.y = 1;
-                attr.val.clusterDim.z = 1;
-                cudaLaunchConfig_t config = {};
-                config.gridDim = dim3((unsigned)s);
-                config.blockDim = dim3(S_THREADS);
-                config.dynamicSmemBytes = (size_t)smem;
-                config.attrs = &attr;
-                config.numAttrs = 1;
+                const cudaLaunchConfig_t config = cluster_config(s, s, smem, 0, &attr);
                 err = cudaOccupancyMaxActiveClusters(&fit, (const void *)cluster_capacity_probe,
                                                      &config);
             }
@@ -1957,18 +1967,8 @@ static cudaError_t launch_cluster_split(split_kernel kernel, int slices, long lo
                                         const float *B, int ldb, float beta, float *C, int ldc,
                                         cudaStream_t stream)
 {
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)slices; /* consecutive blocks: one tile's slices */
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)(tiles * slices));
-    config.blockDim = dim3(S_THREADS);
-    config.dynamicSmemBytes = (size_t)smem;
-    config.stream = stream;
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attr; /* consecutive blocks, one cluster: one tile's slices */
+    const cudaLaunchConfig_t config = cluster_config(tiles * slices, slices, smem, stream, &attr);
     const struct split_k sp = {slices, 0, 0, NULL, NULL};
     cudaError_t err =
         cudaLaunchKernelEx(&config, kernel, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, sp);
