@@ -272,7 +272,7 @@
  *   sgemm_cp_async_64x128_cluster, _cluster_b4 (sm_90 only): 142 / 142 registers, 1 barrier,
  *     0 stack; dynamic shared memory 32,768 bytes (the stages, then the partial sums); launch
  *     bound 3 blocks per SM, not 4: at 128 registers ptxas re-derived the thread index and
- *     the shared-memory base inside the K loop (638 instructions per two tiles, against 582
+ *     the shared-memory base inside the K loop (638 instructions per K tile, against 582
  *     in the whole-tile kernel; at 142 registers: 581).
  *   sgemm_cp_async_add_short_pieces: 18 registers, no shared memory; beside a 128x256 block
  *     (55,296 registers) it fits in the SM's 65,536.
@@ -1892,8 +1892,8 @@ static cudaError_t launch_split(split_kernel kernel, int threads, int per_slot, 
 }
 
 /* How many clusters of s blocks run at once with one block per SM. A cluster never spans two
- * GPCs (graphics processing clusters, of 16-18 SMs on an H100 or H200), so this is not SMs /
- * s: on the H200, 30 clusters of 4 (not 33) and 15 of 7 or 8 (not 18 or 16). A launch of
+ * GPCs (graphics processing clusters, groups of SMs), so this is not SMs / s: on the H100
+ * and the H200 alike, 30 clusters of 4 (not 33) and 15 of 7 or 8 (not 18 or 16). A launch of
  * more clusters than that puts two blocks on some SMs while others idle (measured with a
  * placement probe, results/notes/step_11.md, session 8), and those SMs set the time. The
  * driver knows the layout: cudaOccupancyMaxActiveClusters answers for a kernel that takes
