@@ -877,17 +877,35 @@ static __device__ __forceinline__ void add_partial(struct shape sh, const float4
         }
 }
 
-/* The last slice of a large tile: C := alpha * (slot 0 + slot 1 + ...) + beta * C, float4
- * by float4 straight from the slots (its own included: it stored it like the others), in
- * the same order as the register sum below, so the same floats. A loop, not 128
- * accumulators: with the sum held in registers the 128x256 split kernel took 254 registers
- * and ptxas scheduled its K loop worse (Nsight Compute, H100: FMA pipe 66% busy against
- * 82% in the whole-tile kernel); this way 231 registers and 69% (at 3072^2). The 64x128
- * split kernel keeps the register sum: with this loop its own K loop grew from 591 to 675
- * instructions and 512^2 ran 25% slower. */
+/* Slice s's float4 number `at` of a tile's partial sums: in global memory, slot s of `slots`
+ * (slot_f4 float4s each; .cg, the L2 copy, since other SMs wrote it), or, in_cluster, at
+ * offset `at` of the shared memory of the cluster's block s (item 12; `slots` is then this
+ * block's own shared-memory base). in_cluster is a constant at every call. */
+static __device__ __forceinline__ float4 slice_float4(const float4 *slots, size_t slot_f4, int s,
+                                                      size_t at, int in_cluster)
+{
+#if __CUDA_ARCH__ >= 900
+    if (in_cluster)
+        return ((const float4 *)__cluster_map_shared_rank(slots, (unsigned)s))[at];
+#endif
+    (void)in_cluster;
+    return __ldcg(&slots[s * slot_f4 + at]);
+}
+
+/* C := alpha * (slice 0 + slice 1 + ...) + beta * C for float4s v0 .. v1-1 of each thread's
+ * patch (v = i * SUB_N + q: acc[i][4q .. 4q+3]), float4 by float4 straight from the slices,
+ * in slice order: the same floats as the register sum of split_finish(), on every run.
+ * The last slice of a large tile (the split tail) takes the whole patch this way: a loop,
+ * not 128 accumulators. With the sum held in registers the 128x256 split kernel took 254
+ * registers and ptxas scheduled its K loop worse (Nsight Compute, H100: FMA pipe 66% busy
+ * against 82% in the whole-tile kernel); this way 231 registers and 69% (at 3072^2). The
+ * 64x128 split kernel keeps the register sum: with this loop its own K loop grew from 591 to
+ * 675 instructions and 512^2 ran 25% slower. A cluster slice (item 12) takes its 1/slices
+ * share of the patch from the cluster's shared memory. */
 static __device__ __forceinline__ void sum_slots(struct shape sh, const struct gemm_args *g,
-                                                 const float4 *slots, int slices, int tile_m,
-                                                 int tile_n, int row0, int col0)
+                                                 const float4 *slots, int slices, int in_cluster,
+                                                 int v0, int v1, int tile_m, int tile_n, int row0,
+                                                 int col0)
 {
     const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
@@ -895,17 +913,17 @@ static __device__ __forceinline__ void sum_slots(struct shape sh, const struct g
     const size_t slot_f4 = (size_t)(tm * TN / 4) * threads;
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
-    const float4 *mine = slots + threadIdx.x;
 #pragma unroll 4
-    for (int v = 0; v < tm * SUB_N; ++v) { /* acc[i][4q .. 4q+3], v = i * SUB_N + q */
+    for (int v = v0; v < v1; ++v) {
         const int i = v / SUB_N, q = v % SUB_N;
         const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
         const int col = col0 + q * LANES_N * SUB;
         if (row >= rows_left)
             continue;
-        float4 sum = __ldcg(&mine[(size_t)v * threads]);
+        const size_t at = (size_t)v * threads + threadIdx.x;
+        float4 sum = slice_float4(slots, slot_f4, 0, at, in_cluster);
         for (int s = 1; s < slices; ++s) { /* slice order: the same floats every run */
-            const float4 p = __ldcg(&mine[s * slot_f4 + (size_t)v * threads]);
+            const float4 p = slice_float4(slots, slot_f4, s, at, in_cluster);
             sum.x += p.x;
             sum.y += p.y;
             sum.z += p.z;
@@ -941,7 +959,8 @@ static __device__ __forceinline__ void split_finish(struct shape sh, const struc
         return;
     __threadfence(); /* the other slices' stores, counted before ours, are read after this */
     if (sh.sub_m == L_SUB_M) { /* the split tail: see sum_slots() */
-        sum_slots(sh, g, slots, sp->slices, tile_m, tile_n, row0, col0);
+        sum_slots(sh, g, slots, sp->slices, 0, 0, sh.sub_m * SUB * SUB_N, tile_m, tile_n, row0,
+                  col0);
     } else {
         load_partial(sh, slots, acc);
         for (int s = 1; s < sp->slices; ++s)
@@ -967,10 +986,6 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
 {
 #if __CUDA_ARCH__ >= 900
     const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
-    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
-    const int bn = sh.warps_n * WARP_N;
-    const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
-    const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
     extern __shared__ float4 smem_f4[];
 
     __syncthreads(); /* every warp has read its last fragments: the stages may be overwritten */
@@ -984,29 +999,10 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
     __cluster_barrier_arrive(); /* release: this slice's partial sums ... */
     __cluster_barrier_wait();   /* acquire: ... and every other slice's, visible to all */
 
-    /* This slice's share: float4s v0 .. v1-1 of every thread's tm * SUB_N. */
+    /* This slice's share: float4s [slice, slice + 1) * tm * SUB_N / slices of every thread's. */
     const int per_thread = tm * SUB_N;
-    const int v0 = per_thread * sp->slice / sp->slices;
-    const int v1 = per_thread * (sp->slice + 1) / sp->slices;
-    for (int v = v0; v < v1; ++v) { /* v = i * SUB_N + q: acc[i][4q .. 4q+3] of thread tid */
-        const int i = v / SUB_N, q = v % SUB_N;
-        const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
-        const int col = col0 + q * LANES_N * SUB;
-        if (row >= rows_left)
-            continue;
-        const size_t at = (size_t)v * threads + threadIdx.x;
-        float4 sum = ((const float4 *)__cluster_map_shared_rank(smem_f4, 0))[at];
-        for (int s = 1; s < sp->slices; ++s) { /* slice order: the same floats every run */
-            const float4 p = ((const float4 *)__cluster_map_shared_rank(smem_f4, s))[at];
-            sum.x += p.x;
-            sum.y += p.y;
-            sum.z += p.z;
-            sum.w += p.w;
-        }
-        const float out[4] = {sum.x, sum.y, sum.z, sum.w};
-        store_c4(g, g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn, col, cols_left,
-                 c_vec, out);
-    }
+    sum_slots(sh, g, smem_f4, sp->slices, 1, per_thread * sp->slice / sp->slices,
+              per_thread * (sp->slice + 1) / sp->slices, tile_m, tile_n, row0, col0);
     __cluster_barrier_arrive(); /* done reading the others' shared memory ... */
     __cluster_barrier_wait();   /* ... and they are done with ours: now a block may exit */
 #else
