@@ -160,7 +160,11 @@
  *      slots -> clusters): 128 0.78 -> 1.05, 256 0.87 -> 1.20, 384 1.01 -> 1.29, 512 0.95 ->
  *      1.00, 640 0.97 -> 1.08, 768 1.03 -> 1.15; from 896 up the model keeps what it chose
  *      before. GPUs before sm_90 keep item 8 (`make` also builds bin/step11-global-split,
- *      -DCLUSTER_SPLIT=0, so that the GPU tests check that path on an H100 too).
+ *      -DCLUSTER_SPLIT=0, so that the GPU tests check that path on an H100 too). Between
+ *      the sweep's sizes (every 64, session 9) the model's first limit, at most 2 blocks of
+ *      a split launch per SM, ruled out the fastest plan at 576, 832, 1216 and 1600; refit
+ *      (split_slices()): 576 0.88 -> 1.04-1.08, 832 0.91 -> 1.00-1.02, 896 0.87-0.89 ->
+ *      0.97-0.99, 1216 1.01 -> 1.10, 1600 1.05 -> 1.15.
  *
  * Why the hardware rewards it
  *   An FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
@@ -284,7 +288,7 @@
  * Knobs (-D): L_STAGES, S_STAGES (or STAGES for both), RASTER_GROUP, LARGE_TILE_GAIN,
  * A_WHOLE_SECTORS (0: the first A copy layout), STREAM_K (0: whole tiles only),
  * STREAM_K_COST, FORCE_KERNEL (1: always 128x256, whole or stream-K; 2: always 64x128),
- * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_SLOT_COST, SPLIT_MAX, SPLIT_MIN_KT,
+ * SPLIT_K (0: no split-K), SPLIT_BLOCK_COST, SPLIT_MAX, SPLIT_MIN_KT,
  * FORCE_SPLIT (n: every 64x128 launch in n slices), FFMA_TUNED (0: the plain FFMA order),
  * TAIL_SPLIT (0: no split tail), TAIL_SPLIT_COST, FORCE_TAIL (1: split every last round
  * that is at most half busy, whatever the cost model says), CLUSTER_SPLIT (0: split-K
@@ -380,7 +384,7 @@
 #endif
 /* Split-K for the 64x128 kernel where the cost model in split_slices() says it pays (1,
  * default), or never (0): at most SPLIT_MAX slices, each of at least SPLIT_MIN_KT K tiles;
- * SPLIT_BLOCK_COST and SPLIT_SLOT_COST are the model's overheads, in K tiles of time.
+ * SPLIT_BLOCK_COST is the model's overhead per block, in K tiles of time.
  * FORCE_SPLIT = n > 1 cuts every 64x128 launch into n slices (capped by the K tiles), so that
  * the check matrix can run all its shapes through the split-K kernels. */
 #ifndef SPLIT_K
@@ -388,9 +392,6 @@
 #endif
 #ifndef SPLIT_BLOCK_COST
 #define SPLIT_BLOCK_COST 8
-#endif
-#ifndef SPLIT_SLOT_COST
-#define SPLIT_SLOT_COST 1
 #endif
 #ifndef SPLIT_MAX
 #define SPLIT_MAX 8
@@ -406,7 +407,8 @@
  * shared memory instead of global slots, an atomic count and fences (1, default; 0: the
  * global scheme on every GPU). CLUSTER_BLOCK_COST is what a cluster slice adds in the cost
  * model of split_slices() (in K tiles of time), and CLUSTER_MAX_SHARE the most blocks of a
- * split launch the model lets share an SM. */
+ * split launch the model lets share an SM, one after another or at once (refit in session 9:
+ * 2 -> 6). */
 #ifndef CLUSTER_SPLIT
 #define CLUSTER_SPLIT 1
 #endif
@@ -417,7 +419,7 @@
 #define CLUSTER_BLOCK_COST 2
 #endif
 #ifndef CLUSTER_MAX_SHARE
-#define CLUSTER_MAX_SHARE 2
+#define CLUSTER_MAX_SHARE 6
 #endif
 #if SPLIT_MAX > 8
 #error "SPLIT_MAX must be <= 8: a cluster holds a tile's slices, and 8 blocks is the portable limit"
@@ -1659,30 +1661,39 @@ static enum plan choose_plan(int M, int N, int K, int sms, long long large_slots
  * Cost model, in K tiles of one block's time, with n = ceil(tiles*s / SMs) blocks on the
  * busiest SM sharing its throughput:
  *   s = 1:   n * kt
- *   s >= 2:  n * (ceil(kt / s) + SPLIT_BLOCK_COST) + SPLIT_SLOT_COST * s
+ *   s >= 2:  n * (ceil(kt / s) + SPLIT_BLOCK_COST)
  * SPLIT_BLOCK_COST (8) is what a slice block adds: a pipeline fill and a 32 KB partial sum
- * written and read back, which at ~1000 blocks is ~60 MB through L2; SPLIT_SLOT_COST (1) is
- * the last block of a tile reading s slots. Both were fitted to slices forced 2..8 at
- * 256..1792 on the H200 (results/notes/step_11.md): the good slice counts are those that
- * fill the last round of blocks, and every block costs ~3 us of partial-sum traffic. The
- * cheapest s wins, ties to fewer slices. On 132 SMs (kt = K / 8):
- *   256^2    8 tiles: s = 4  (ratio to cuBLAS, H200: 0.65 unsplit -> 0.85)
- *   512^2   32 tiles: s = 4  (0.56 -> 0.97; s = 8 forced: 0.87)
- *   768^2   72 tiles: s = 3  (0.86 -> 1.05; s = 4 forced, 2.2 rounds of blocks: 0.93)
- *   1024^2 128 tiles: s = 1  (1.14; s = 2 forced: 1.04)
- *   1280^2 200 tiles: s = 3  (1.09 either way)
- *   1536^2 288 tiles: s = 3  (0.94 -> 1.03)
+ * written and read back, which at ~1000 blocks is ~60 MB through L2. It was fitted to slices
+ * forced 2..8 at 256..1792 on the H200 (results/notes/step_11.md, session 3): the good slice
+ * counts are those that fill the last round of blocks, and every block costs ~3 us of
+ * partial-sum traffic. The cheapest s wins, ties to fewer slices. On 132 SMs (kt = K / 8;
+ * H200, every plan forced, session 9):
+ *   256^2    8 tiles: s = 8  (14.4 us; 4 slices 13.9, whole tiles 18.4)
+ *   512^2   32 tiles: s = 4  (18.6 us, the fastest; whole 31.3)
+ *   896^2   98 tiles: s = 4  (45.0 us, the fastest; whole 50.3)
+ *   1024^2 128 tiles: s = 1  (56.3 us, the fastest; 2 slices 61.2)
+ *   1536^2 288 tiles: s = 3  (183.8 us; 5 slices 180.9, whole 200.6)
  * Through clusters (item 12; cluster_cap != NULL: cluster_cap[s] clusters of s run at one
  * block per SM), a slice costs less, and the busiest SM is counted from the clusters:
  *   s >= 2:  n * (ceil(kt / s) + CLUSTER_BLOCK_COST),  n = ceil(tiles / cluster_cap[s])
- * taken only where n <= CLUSTER_MAX_SHARE (2): beyond that, blocks share SMs three and four
- * at a time and n no longer predicts the time. CLUSTER_BLOCK_COST (2, ~0.7 us) was fitted to
+ * taken only where n <= CLUSTER_MAX_SHARE (6). CLUSTER_BLOCK_COST (2, ~0.7 us) was fitted to
  * slices forced 2..8 at 256..1792 on the H200 (session 8): time ~ 8 us + 0.34 us * n *
- * (ceil(kt / s) + 2) up to 768^2. The model then picks (H200, ratio to cuBLAS, three runs):
- *   256^2    8 tiles: s = 8  (1.19-1.22)     512^2 32 tiles: s = 3  (1.00)
- *   384^2   18 tiles: s = 5  (1.27-1.30)     640^2 50 tiles: s = 2  (1.08)
- *   768^2   72 tiles: s = 3, n = 2 (1.15)    896^2 and up: as without clusters
- * The best forced counts were within 9% of these (512^2: s = 7, 16.1 against 17.5 us).
+ * (ceil(kt / s) + 2) up to 768^2. CLUSTER_MAX_SHARE was 2 at first ("beyond that n no longer
+ * predicts the time"); every plan forced every 64 from 256 to 1792 (session 9) showed the
+ * fastest plan sharing SMs three to five blocks deep at 576, 832, 1216 and 1600, and a term
+ * of 1 per slice in the global cost (SPLIT_SLOT_COST, now gone) only moved picks away from
+ * the fastest. Refit to those 25 sizes, the pick is within 1% of the fastest plan at 17 of
+ * them and within 3% at 20 (before: 11 and 15). The model picks (H200, ratio to cuBLAS,
+ * two runs; before the refit -> now):
+ *   256^2    8 tiles: s = 8   (1.23-1.33)    576^2  45 tiles: s = 8, n = 3 (0.88 -> 1.04-1.08)
+ *   384^2   18 tiles: s = 5   (1.19-1.24)    832^2  91 tiles: s = 4, global (0.91 -> 1.00-1.02)
+ *   512^2   32 tiles: s = 3   (0.98-1.01)    1216^2 190: s = 2, n = 3 (1.01 -> 1.10)
+ *   640^2   50 tiles: s = 2   (1.08-1.10)    1600^2 325: s = 2, n = 5 (1.05 -> 1.15)
+ *   768^2   72 tiles: s = 3   (1.15-1.16)    1024^2: whole tiles (1.14)
+ * Still below cuBLAS: 896^2 (4 global slices, 0.87-0.89 -> 0.97-0.99) and 1088^2 (3 in
+ * clusters, 0.95 -> 0.98-0.99), where cuBLAS runs 64x64 tiles in 2-3 K slices; 832, 1152
+ * and 1472 at 1.00. The largest miss: 832^2 in clusters of 4 (n = 4) took 36.8 us against
+ * the pick's 41.8; none of the simple terms tried ranks that one first.
  * No slice is shorter than SPLIT_MIN_KT K tiles, no tile has more than SPLIT_MAX slices, and
  * the workspace never exceeds 8192 slots (256 MB; only FORCE_SPLIT on a huge C gets near).
  * *cluster := 1 where the slices should meet in a cluster. */
@@ -1699,7 +1710,7 @@ static int split_slices(long long tiles, int K, int sms, const int *cluster_cap,
         long long best_cost = ((tiles - 1) / sms + 1) * kt;
         for (long long s = 2; s <= SPLIT_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
             const long long n = (tiles * s - 1) / sms + 1;
-            const long long cost = n * ((kt - 1) / s + 1 + SPLIT_BLOCK_COST) + SPLIT_SLOT_COST * s;
+            const long long cost = n * ((kt - 1) / s + 1 + SPLIT_BLOCK_COST);
             if (cost < best_cost) {
                 best_cost = cost;
                 best = s;
