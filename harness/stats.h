@@ -2,7 +2,8 @@
 #ifndef HARNESS_STATS_H
 #define HARNESS_STATS_H
 
-/* Seed 000's rule: max(10, 800000 / size) replays, size the mean of M, N, K. */
+/* The rule of salykova's 'Advanced Matrix Multiplication Optimization on NVIDIA GPUs': max(10,
+ * 800000 / size) replays, size the mean of M, N, K. */
 int replay_rule(int m, int n, int k);
 
 /*

@@ -23,15 +23,22 @@
  *     rung 01: A -> 32 sectors (one per row), B -> 1 float broadcast
  *     rung 02: A -> 1 float broadcast,        B -> 4 sectors, all bytes used
  *   and each warp's store of C becomes 4 sectors instead of 32.  Instruction
- *   replays drop by up to 32x for those accesses, and DRAM/L2 traffic per
- *   useful byte drops by 8x.
+ *   replays drop by up to 32x for those accesses, and the sector bytes moved
+ *   per useful byte by 8x (a count derived from the addresses above, not a
+ *   counter; the caches absorb most of the rest before DRAM).  Nsight Compute
+ *   measures the sectors per request: stores 32 -> 4, loads 16.5 -> 2.5.
  *
  * Edges: as rung 01 (out-of-range threads return; any sizes, any ld).
  *
  * Expected speed: bound by the L1/L2 bandwidth of re-reading A and B (each
  * element of B is fetched by every row-block, each A row by every warp):
- * roughly 10x rung 01, about 10-15% of cuBLAS (the peer ladder: 0.122x).
- * Measured: results/NOTES.md.
+ * roughly 10x rung 01, about 10-15% of cuBLAS (the same kernel of Simon Boehm's
+ * SGEMM_CUDA: 0.122x on an H200).
+ *
+ * Measured (H200, results/nvidia-h200/tables.txt): 6,200 GFLOP/s at 4096, 0.121x cuBLAS
+ * (0.187 / 0.129 / 0.121 / 0.114 at 1024 / 2048 / 4096 / 8192), 12.5x rung 01: as
+ * predicted.  The top stall is now the wait for loads from L1/L2 (long_scoreboard, 14.7
+ * warps per issue; lg_throttle 416 -> 8.8): the re-reads are the bound.
  */
 #include "../common/step.h"
 #include "../common/sgemm_common.h"

@@ -34,7 +34,7 @@
  *   block copies 1024 floats per 32768 FMAs, 32 per float (rung 03: 16).
  *
  * Why these parameters
- *   TM = 16, not the 8 of the peer ladder: per FFMA, A costs half a clock whatever TM is and B
+ *   TM = 16, not the 8 of Simon Boehm's SGEMM_CUDA: per FFMA, A costs half a clock whatever TM is and B
  *   costs 1/TM, so TM = 16 costs 0.56 clocks where 8 costs 0.63, and 16 accumulators are cheap.
  *   BM = BN = 64 with TM = 16 makes 256 threads, which ptxas fits in 64 registers: 4 blocks
  *   (32 warps) share an SM, so while some wait at a barrier for their copies others compute.
@@ -51,10 +51,16 @@
  *   storing any, so their latencies overlap.
  *
  * Expected speed (predicted before measuring): 0.38 of cuBLAS at 4096, in 0.34-0.42.
- *   The bound above is 42% of the FP32 peak, 0.53 of cuBLAS.  The peer ladder's 1-D kernel
+ *   The bound above is 42% of the FP32 peak, 0.53 of cuBLAS.  SGEMM_CUDA's 1-D kernel
  *   (64 x 64, TM = 8, 512 threads, 3 blocks per SM) has a bound of 38% (42 clocks per 64
- *   FFMA) and measured 0.330, 69% of it; 4 smaller blocks per SM should wait less at the
- *   barriers: 70-75% of our bound gives 0.37-0.40.  Measured: results/NOTES.md.
+ *   FFMA) and measured 0.330 on an H200, 69% of it; 4 smaller blocks per SM should wait less
+ *   at the barriers: 70-75% of our bound gives 0.37-0.40.
+ *
+ * Measured (H200, results/nvidia-h200/tables.txt): 21,729 GFLOP/s at 4096, 0.425 of cuBLAS
+ *   (0.498 / 0.414 / 0.425 / 0.440 at 1024 / 2048 / 4096 / 8192), above the predicted range:
+ *   80% of the bound, not 70-75%.  The model underrated TM = 16 with 4 blocks per SM: the
+ *   stalls it expected stay small (Nsight Compute: short_scoreboard 2.9, long_scoreboard 2.8,
+ *   mio_throttle 2.1 warps per issue), FMA pipe 36.7% busy against the 42% bound.
  *
  * Resources (ptxas -v, sm_90): 64 registers, 4096 bytes smem, 0 bytes spill stores, 0 bytes
  *   spill loads (64 registers on sm_80/86/89, 73 on sm_75; no spills anywhere).

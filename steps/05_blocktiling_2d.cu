@@ -48,12 +48,19 @@
  *   of a row of the patch are loaded before any of them is stored, so their latencies overlap.
  *
  * Expected speed (predicted before measuring): 0.60 of cuBLAS at 4096, in 0.52-0.66.
- *   The peer ladder's kernel of the same shape measured 0.510.  Its k loop is not unrolled, so
+ *   Simon Boehm's SGEMM_CUDA kernel of the same shape measured 0.510 on an H200.  Its k loop
+ *   is not unrolled, so
  *   it reads A with 8 scalar LDS per k (2-way conflicts: 128 clocks per tile, 264 in all, FP32
  *   at most 48% busy) and spends 728 instructions per tile.  Here the bounds are 76% (shared
  *   memory) and 82% (issue), close enough to get in each other's way, with 16 warps per SM;
- *   reaching ~63% of the lower bound, as 2-blocks-per-SM kernels of the peer ladder do, gives
- *   48% of the FP32 peak: 0.60 of cuBLAS.  Measured: results/NOTES.md.
+ *   reaching ~63% of the lower bound, as 2-blocks-per-SM kernels of SGEMM_CUDA do, gives
+ *   48% of the FP32 peak: 0.60 of cuBLAS.
+ *
+ * Measured (H200, results/nvidia-h200/tables.txt): 31,542 GFLOP/s at 4096, 0.617 of cuBLAS
+ *   (0.302 / 0.603 / 0.617 / 0.621 at 1024 / 2048 / 4096 / 8192), on the prediction.  Nsight
+ *   Compute: FMA pipe 50.5% busy (predicted 48%), 5.0 wavefronts per shared load (the mean
+ *   of A's 2 and the 2-way B fragment load's 8), 128 registers, 16 warps per SM.  At 1024
+ *   the grid is 64 tiles of 128 x 128 for 132 SMs: 68 of them idle.
  *
  * Resources (ptxas -v, sm_90): 128 registers, 8192 bytes smem, 0 bytes spill stores, 0 bytes
  *   spill loads (128 registers and no spills on sm_75/80/86/89 too).

@@ -50,7 +50,16 @@
  * Expected speed (written before measuring): 0.58-0.64x cuBLAS at 4096, about 1.03x rung 05:
  * the K loop issues 9% fewer instructions, but shared memory, still 2-way on B, sets the pace
  * as in rung 05, and each tile's loads are still waited for between two barriers.
- * Measured: results/NOTES.md.
+ *
+ * Measured (H200, results/nvidia-h200/tables.txt): 35,213 GFLOP/s at 4096, 0.688x cuBLAS
+ * (0.340 / 0.690 / 0.688 / 0.688 at 1024 / 2048 / 4096 / 8192), 1.12x rung 05: above the
+ * prediction.  Why it missed: the prediction took shared memory to set the pace, so that
+ * fewer instructions would barely count.  Shared memory did not change (Nsight Compute: 5.0
+ * wavefronts per shared load in both rungs, and the A store exactly 2-way: 50.3M store
+ * wavefronts against 33.6M ideal), but the gain follows the instruction count: 627 -> ~570
+ * per tile is 1.10x, the kernel ran 1.11x faster under Nsight Compute (4.374 -> 3.932 ms),
+ * the FMA pipe 50.5% -> 53.9% busy.  Rung 05, at half the FMA rate against a shared-memory
+ * bound of 76%, was held back by issue and latency more than by shared-memory bandwidth.
  *
  * Resources (ptxas -v, sm_90): 107 registers, 8192 bytes smem, 0 spills; two blocks (16 warps)
  * per SM, as in rung 05 whose 128 registers sat exactly on that limit.

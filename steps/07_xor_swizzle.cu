@@ -45,14 +45,21 @@
  *   2-way, rungs 05 and 06 asked shared memory for more cycles per tile than their FMAs take
  *   (results/notes/step_05.md estimates shared memory caps rung 05 near 76% of the FMA
  *   rate, below its 82% issue limit).  Conflict-free, shared memory needs fewer cycles than
- *   the FMAs, and the issue rate (90% FFMA on the fast path) sets the pace.  The A store
- *   conflict cost little (4 STS per 512 FMAs); it goes because it is free to remove.
+ *   the FMAs and stops being a limit.  The A store conflict cost little (4 STS per 512
+ *   FMAs); it goes because it is free to remove.
  *
  * Edges and alignment: exactly as rung 06 (vec_a/vec_b/vec_c chosen at launch, load4/store4
  * read and write only what exists, beta == 0 never reads C).
  *
  * Expected speed (written before measuring): 0.66-0.72x cuBLAS at 4096, about 1.12x rung 06.
- * Measured: results/NOTES.md.
+ *
+ * Measured (H200, results/nvidia-h200/tables.txt): 37,562 GFLOP/s at 4096, 0.734x cuBLAS
+ * (0.332 / 0.739 / 0.734 / 0.732 at 1024 / 2048 / 4096 / 8192), 1.07x rung 06: above the
+ * range because rung 06 landed above its own, below the predicted step.  The conflicts are
+ * gone (Nsight Compute: 3.0 wavefronts per shared load instead of 5.0, the conflict-free
+ * count for this ownership; stores at the ideal 33.6M), but the FMA pipe is only 57.5% busy,
+ * far below the issue limit: what is left is the load latency each tile waits for between
+ * its two barriers, which rung 09 hides.
  *
  * Resources (ptxas -v, sm_90): 105 registers, 8192 bytes smem, 0 spills; about 571 instructions
  * per K tile on the fast path, 512 FFMA (90%), 32 LDS.128, 4 STS + 1 STS.128, 2 LDG.E.128.
