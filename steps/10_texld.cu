@@ -3,10 +3,10 @@
  *
  * What changes from rung 09
  *   Only where the global loads come from, and which blocks test their bounds.  The launcher
- *   binds a texture object over A and one over B (1-D, linear memory, one float4 per texel),
- *   and the K loop fetches with tex1Dfetch<float4>() (TLD in SASS) instead of an LDG.128.
- *   Everything from the registers on - shared memory, the fragments, the FMAs, the barrier,
- *   the write-back - is rung 09.
+ *   passes the kernel a texture object over A and one over B (1-D, linear memory, one float4
+ *   per texel), and the K loop fetches with tex1Dfetch<float4>() (TLD in SASS) instead of an
+ *   LDG.128.  Everything from the registers on - shared memory, the fragments, the FMAs, the
+ *   barrier, the write-back - is rung 09.
  *
  * What the texture buys: a fetch outside the texture returns zeros and never faults
  *   So the loads need no bounds test where the texture's own bound is the right one:
@@ -22,19 +22,22 @@
  *   The K loop is therefore written once and built twice (k_loop(), inlined with fast = 1
  *   and fast = 0): blocks that meet neither case fetch through the textures with no test at
  *   all; the others run rung 09's loop.  The choice is per block, so barriers stay uniform.
+ *   One loop that chose texture or predicated load per tile ran at 0.80x cuBLAS, below rung
+ *   09: it carried both paths and their tests everywhere.
  *
- * Why the hardware rewards it
- *   Seed 000 measured a small gain from this change (RTX 3090) and credits the loads without
- *   predicates.  On this H200 that is what the counters show too, and the gain is as small:
- *   the texture copy of the loop issues 572 instructions per tile and warp against rung 09's
- *   585 (ncu, 4096): no count tests, no branches, no 64-bit address arithmetic around the
- *   loads, at the same issue rate (0.85 instructions per cycle per scheduler, 82% of issue
- *   slots).  ptxas also schedules the four TLDs of a pair of tiles at the top of the unrolled
- *   body, a prefetch deeper than rung 09's, which costs 8 more live registers and about 5
- *   MOVs per tile to make room.  Nothing here says the texture path beats LDG as such: an
- *   LDG copy of the same test-free loop (tried for rung 09) ran at 0.92x, below rung 09,
- *   with the counters of rung 09's first version (dispatch stalls 0.83 cycles per
- *   instruction; 63 FFMAs per two tiles with all three sources in one register bank).
+ * Why the hardware rewards it, and what it does not buy on sm_90
+ *   The gain is the loads without predicates, not the texture cache.  The texture copy of the
+ *   loop issues 572 instructions per tile and warp against rung 09's 585 (ncu, 4096, H200):
+ *   no count tests, no branches, no 64-bit address arithmetic around the loads, at the same
+ *   issue rate (0.85 instructions per cycle per scheduler, 82% of issue slots).  ptxas also
+ *   schedules the four TLDs of a pair of tiles at the top of the unrolled body, a prefetch
+ *   deeper than rung 09's, which costs 8 more live registers and about 5 MOVs per tile to
+ *   make room.  Nothing says the texture path beats LDG as such: an LDG copy of the same
+ *   test-free loop ran at 0.92x, below rung 09, with the counters of rung 09's slow schedule
+ *   (dispatch stalls 0.83 cycles per instruction; 63 FFMAs per two tiles with all three
+ *   sources in one register bank).  What the texture gives is the zeros past the end of A,
+ *   which take the M edge out of the loop.  Seed 000, the design this ladder follows,
+ *   measured a small gain from this change on an RTX 3090 and credits the same loads.
  *
  * When the textures are used (the launcher decides; otherwise the call is exactly rung 09)
  *   - A and B both qualify for float4 loads (ld % 4 == 0, 16-byte aligned base), and K is a
@@ -43,22 +46,43 @@
  *     cudaCreateTextureObject requires for linear memory;
  *   - each operand has at most cudaDeviceGetTexture1DLinearMaxWidth(float4) texels (the
  *     per-format form of cudaDevAttrMaxTexture1DLinearWidth);
- *   - the texture cache has a slot (see the comment above tex_slot()).
- *   Texture objects cannot be destroyed after an asynchronous launch without knowing when the
- *   kernel ends (undefined behaviour), and the launcher must not synchronize: so they are
- *   cached per (device, pointer, size), each with an event recorded after every launch that
- *   uses it, and destroyed only when a slot is needed and that event has completed.
+ *   - both objects are in the cache, or can be added to it (below).
+ *   Otherwise the kernel runs rung 09's loads in every block: the same math in the same
+ *   order, so the same floats, only without this rung's gain.
+ *
+ * How long a texture object lives: as long as the process
+ *   A launch is asynchronous, and one captured into a CUDA graph may be replayed at any later
+ *   time, any number of times.  Destroying an object that a queued kernel or a graph may
+ *   still fetch through is undefined behaviour, and nothing tells the launcher when that
+ *   stops: it may not wait on a stream or an event (the contract), a capturing stream
+ *   refuses event queries, and no event says when a graph's last replay ends.  So no object
+ *   is ever destroyed.  They sit in a cache keyed by (device, base pointer, texels), guarded
+ *   by one mutex, and go with the CUDA context at exit:
+ *   - a call looks both operands up; a miss creates the object only if the cache has room
+ *     and the stream is not capturing (cudaStreamIsCapturing).  Creating one is not stream
+ *     work (a graph would not replay it) and may allocate, which a launch must not do while
+ *     its stream is capturing; a capture takes the objects already made, or the plain loads.
+ *     Creation runs in relaxed capture mode, so that a global-mode capture on another
+ *     thread can neither refuse it nor be broken by it;
+ *   - an object covers addresses, not an allocation: a pointer freed and allocated again
+ *     with the same size reuses its object, which reads whatever is there now;
+ *   - the cache holds 512 objects (TEX_CACHE_SIZE), all devices together; a sweep takes two
+ *     per size.  When it is full, operands not in it take the plain loads for the rest of
+ *     the process; an object of a freed operand keeps its entry.
  *
  * Bank conflicts (tests/test_banks.c): none, the layout is rung 09's.
  *
  * Edges and alignment: as rung 09 for every block that does not take the textures (above).
  *
- * Expected speed (written before measuring): 0.98-1.03x rung 09, about 0.9x cuBLAS at 4096.
- * The first version (textures and predicates mixed in one loop) measured 0.80x, below rung
- * 09's 0.81x.  This one was predicted at rung 09's speed +-1%; it measured 0.96x against rung
- * 09's 0.94x at 4096, ahead at every size from 1024 to 8192 (H200, results/notes/step_10.md;
- * final run: 0.665 / 0.958 / 0.966 / 0.961 against rung 09's 0.626 / 0.942 / 0.947 / 0.948 at
- * 1024 / 2048 / 4096 / 8192, 1-6% ahead).
+ * Goal and measurement
+ *   Goal: ahead of rung 09 at 2048-8192.  The goal of 1.0x cuBLAS is withdrawn: every
+ *   measured variant of this 128x128x8, 256-thread, 128-register design (a K tile of 16,
+ *   other ptxas register-usage levels, other FFMA orders) stayed at 0.95-0.96 or below.
+ *   Closing that gap takes more FFMAs per barrier and per LDS, i.e. larger tiles: rung 11.
+ *   Predicted before measuring: 0.98-1.03x rung 09 (about 0.9x cuBLAS at 4096); for the
+ *   two copies of the loop, rung 09's speed +-1%.  Measured (H200, final run, ratio to cuBLAS
+ *   at 1024 / 2048 / 4096 / 8192): 0.665 / 0.958 / 0.966 / 0.961 against rung 09's 0.626 /
+ *   0.942 / 0.947 / 0.948, ahead by 1-6% at every size (results/notes/step_10.md).
  *
  * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 128,
  * 0 spills).  The texture copy of the K loop is 1141 instructions per two tiles, 1024 of
@@ -399,165 +423,108 @@ static int ceil_div(int a, int b)
 }
 
 /* ---- Texture objects --------------------------------------------------------------------------
- * A texture object must outlive every kernel that fetches through it: destroying one while
- * such a kernel may still be queued is undefined behaviour (CUDA runtime API reference,
- * cudaDestroyTextureObject).  This launcher never synchronizes, so it cannot destroy an
- * object right after its launch.  Instead the objects live in a small cache keyed by
- * (device, base pointer, size), reused by later calls on the same operand.  Each entry
- * records an event after every launch that uses it; when the cache is full, an entry whose
- * event has completed (cudaEventQuery, which does not wait) is destroyed and its slot reused.
- * If every entry is still in use, the call takes the plain-load path (rung 09's loads, still
- * correct).  At most TEX_CACHE_SIZE objects exist at any time; the rest is released with the
- * CUDA context at exit.  One mutex covers the cache, from lookup to the recording of the
- * events, so concurrent host threads cannot evict an object between its lookup and launch;
- * a launch on another stream than an entry's last use first waits (on the GPU) for that use,
- * so an entry's event completes only after every launch that used it. */
-#define TEX_CACHE_SIZE 16
+ * Made on first use and never destroyed (the header says why). One mutex guards the cache from
+ * lookup to insertion; an entry never changes once made, so its object is used outside it. */
+#define MAX_DEVICES    64
+#define TEX_CACHE_SIZE 512 /* objects, all devices together; when full: plain loads */
 
 struct tex_entry {
-    int used;          /* the slot holds a texture object */
-    int device;        /* the device of the object and of the event */
-    const float *base; /* the operand: its first float ... */
-    size_t texels;     /* ... and the float4 texels the object covers */
+    int device;        /* the device the object was made on, */
+    const float *base; /* the operand's first float */
+    size_t texels;     /* and the float4s it covers */
     cudaTextureObject_t tex;
-    cudaEvent_t last_use;     /* recorded after every launch that fetches through tex ... */
-    cudaStream_t last_stream; /* ... on this stream */
-    int has_event;            /* last_use exists ... */
-    int event_device;         /* ... and belongs to this device */
 };
 
+static pthread_mutex_t tex_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tex_entry tex_cache[TEX_CACHE_SIZE];
-static pthread_mutex_t tex_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tex_count; /* entries made, oldest first */
+/* Per device, asked once (0: not yet): the alignment a texture's base needs, in bytes, and the
+ * most float4 texels a 1-D linear texture may have. */
+static size_t tex_alignment[MAX_DEVICES], tex_max_texels[MAX_DEVICES];
 
-/* With tex_cache_lock held: sets *slot to the cache slot of a texture of `texels` float4s at
- * `base` on `device`, creating the object if needed, or to -1 when the operand cannot be a
- * 1-D linear texture (a base not aligned to cudaDevAttrTextureAlignment, stricter than a
- * float4 load's 16 bytes; more texels than cudaDeviceGetTexture1DLinearMaxWidth allows)
- * or when no slot can be had.  `keep` is a slot this call already uses, never evicted.
- * Returns the error of a failed CUDA call. */
-static cudaError_t tex_slot(const float *base, size_t texels, int device, int keep, int *slot)
+/* With tex_lock held: *tex is the object of `texels` float4s at `base` on `device`, and *found
+ * 1, when the cache has it, or when may_create, the cache has room and the operand can be a
+ * 1-D linear texture (a base aligned to cudaDevAttrTextureAlignment, stricter than a float4
+ * load's 16 bytes; no more texels than cudaDeviceGetTexture1DLinearMaxWidth allows): then it
+ * is made now. Otherwise *found is 0. */
+static cudaError_t tex_object(int device, const float *base, size_t texels, int may_create,
+                              cudaTextureObject_t *tex, int *found)
 {
-    *slot = -1;
-    int free_slot = -1;
-    for (int i = 0; i < TEX_CACHE_SIZE; ++i) {
+    *found = 0;
+    for (int i = tex_count - 1; i >= 0; --i) { /* newest first: calls repeat recent operands */
         const struct tex_entry *e = &tex_cache[i];
-        if (e->used && e->device == device && e->base == base && e->texels == texels) {
-            *slot = i;
+        if (e->base == base && e->texels == texels && e->device == device) {
+            *tex = e->tex;
+            *found = 1;
             return cudaSuccess;
         }
-        if (!e->used && free_slot < 0)
-            free_slot = i;
     }
+    if (!may_create || tex_count == TEX_CACHE_SIZE)
+        return cudaSuccess;
 
-    int alignment = 0;
-    size_t max_texels = 0;
+    /* This thread in relaxed capture mode while the object is made: a capture in global mode on
+     * another thread could otherwise refuse these calls, and be invalidated by them. */
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaError_t err = cudaThreadExchangeStreamCaptureMode(&mode);
+    if (err != cudaSuccess)
+        return err;
     const cudaChannelFormatDesc format =
         cudaCreateChannelDesc(32, 32, 32, 32, cudaChannelFormatKindFloat); /* float4 */
-    cudaError_t err = cudaDeviceGetAttribute(&alignment, cudaDevAttrTextureAlignment, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetTexture1DLinearMaxWidth(&max_texels, &format, device);
-    if (err != cudaSuccess)
-        return err;
-    if (alignment <= 0 || (uintptr_t)base % (uintptr_t)alignment != 0 || texels < 1 ||
-        texels > max_texels)
-        return cudaSuccess;
-
-    /* Cache full: evict an object of this device whose last launch has finished. */
-    for (int i = 0; free_slot < 0 && i < TEX_CACHE_SIZE; ++i) {
-        struct tex_entry *e = &tex_cache[i];
-        if (i != keep && e->used && e->device == device &&
-            cudaEventQuery(e->last_use) == cudaSuccess) {
-            err = cudaDestroyTextureObject(e->tex);
-            if (err != cudaSuccess)
-                return err;
-            e->used = 0;
-            free_slot = i;
+    if (tex_alignment[device] == 0) {
+        int alignment = 0;
+        err = cudaDeviceGetAttribute(&alignment, cudaDevAttrTextureAlignment, device);
+        if (err == cudaSuccess)
+            err = cudaDeviceGetTexture1DLinearMaxWidth(&tex_max_texels[device], &format, device);
+        tex_alignment[device] = (err == cudaSuccess && alignment > 0) ? (size_t)alignment : 0;
+    }
+    struct tex_entry *e = &tex_cache[tex_count];
+    if (err == cudaSuccess && tex_alignment[device] != 0 &&
+        (uintptr_t)base % tex_alignment[device] == 0 && texels >= 1 &&
+        texels <= tex_max_texels[device]) {
+        struct cudaResourceDesc res;
+        memset(&res, 0, sizeof res);
+        res.resType = cudaResourceTypeLinear;
+        res.res.linear.devPtr = (void *)base;
+        res.res.linear.desc = format;
+        res.res.linear.sizeInBytes = texels * sizeof(float4);
+        struct cudaTextureDesc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.readMode = cudaReadModeElementType; /* the floats as stored */
+        desc.normalizedCoords = 0;               /* integer texel indices */
+        err = cudaCreateTextureObject(&e->tex, &res, &desc, NULL);
+        if (err == cudaSuccess) {
+            e->device = device;
+            e->base = base;
+            e->texels = texels;
+            ++tex_count;
+            *tex = e->tex;
+            *found = 1;
         }
     }
-    /* "Not ready" is an answer, not an error: make sure it cannot surface as one later. */
-    if (cudaPeekAtLastError() == cudaErrorNotReady)
-        (void)cudaGetLastError();
-    if (free_slot < 0)
-        return cudaSuccess;
-
-    struct tex_entry *e = &tex_cache[free_slot];
-    if (e->has_event && e->event_device != device) {
-        err = cudaEventDestroy(e->last_use);
-        if (err != cudaSuccess)
-            return err;
-        e->has_event = 0;
-    }
-    if (!e->has_event) {
-        err = cudaEventCreateWithFlags(&e->last_use, cudaEventDisableTiming);
-        if (err != cudaSuccess)
-            return err;
-        e->has_event = 1;
-        e->event_device = device;
-    }
-    struct cudaResourceDesc res;
-    memset(&res, 0, sizeof res);
-    res.resType = cudaResourceTypeLinear;
-    res.res.linear.devPtr = (void *)base;
-    res.res.linear.desc = format;
-    res.res.linear.sizeInBytes = texels * sizeof(float4);
-    struct cudaTextureDesc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.readMode = cudaReadModeElementType; /* the floats as stored */
-    desc.normalizedCoords = 0;               /* integer texel indices */
-    err = cudaCreateTextureObject(&e->tex, &res, &desc, NULL);
-    if (err != cudaSuccess)
-        return err;
-    e->used = 1;
-    e->device = device;
-    e->base = base;
-    e->texels = texels;
-    *slot = free_slot;
-    return cudaSuccess;
+    const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
+    return (err != cudaSuccess) ? err : restored;
 }
 
-/* One launch of the kernel on rows [0, rows) of a_slab, with textures when both operands
- * can have one (want_tex), under the cache lock. */
-static cudaError_t launch_slab(int rows, int N, int K, float alpha, const float *a_slab, int lda,
-                               const float *B, int ldb, float beta, float *c_slab, int ldc,
-                               int vec_a, int vec_b, int vec_c, int want_tex, cudaStream_t stream)
+/* Texture objects over a slab of A (a_texels float4s at a_slab) and over B: both (*use_tex 1)
+ * or neither. None is made while `stream` is capturing. */
+static cudaError_t tex_objects(const float *a_slab, size_t a_texels, const float *B,
+                               size_t b_texels, cudaStream_t stream, cudaTextureObject_t *tex_a,
+                               cudaTextureObject_t *tex_b, int *use_tex)
 {
-    int device = 0;
+    int device = 0, have_a = 0, have_b = 0;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-
-    pthread_mutex_lock(&tex_cache_lock);
-    int a_slot = -1, b_slot = -1;
-    if (want_tex) {
-        /* A texture covers the operand's whole float4s, floor(span / 4), never a float past
-         * its end; span = (rows-1)*ld + cols floats. */
-        err = tex_slot(B, ((size_t)(K - 1) * ldb + N) / 4, device, -1, &b_slot);
-        if (err == cudaSuccess && b_slot >= 0)
-            err = tex_slot(a_slab, ((size_t)(rows - 1) * lda + K) / 4, device, b_slot, &a_slot);
+    if (err == cudaSuccess)
+        err = cudaStreamIsCapturing(stream, &capture);
+    if (err == cudaSuccess && device >= 0 && device < MAX_DEVICES) {
+        const int may_create = (capture == cudaStreamCaptureStatusNone);
+        pthread_mutex_lock(&tex_lock);
+        err = tex_object(device, B, b_texels, may_create, tex_b, &have_b);
+        if (err == cudaSuccess && have_b)
+            err = tex_object(device, a_slab, a_texels, may_create, tex_a, &have_a);
+        pthread_mutex_unlock(&tex_lock);
     }
-    const int tex = (err == cudaSuccess && a_slot >= 0 && b_slot >= 0); /* both, or neither */
-    /* An entry's event must complete only after every launch that used it. A launch on another
-     * stream than the entry's last use first waits for that use (on the GPU, not the host). */
-    if (tex && tex_cache[a_slot].last_stream != stream)
-        err = cudaStreamWaitEvent(stream, tex_cache[a_slot].last_use, 0);
-    if (err == cudaSuccess && tex && tex_cache[b_slot].last_stream != stream)
-        err = cudaStreamWaitEvent(stream, tex_cache[b_slot].last_use, 0);
-    if (err == cudaSuccess) {
-        const dim3 grid(ceil_div(N, BN), ceil_div(rows, BM));
-        sgemm_texld<<<grid, THREADS, 0, stream>>>(
-            rows, N, K, alpha, a_slab, lda, B, ldb, beta, c_slab, ldc, vec_a, vec_b, vec_c, tex,
-            tex ? tex_cache[a_slot].tex : 0, tex ? tex_cache[b_slot].tex : 0);
-        err = cudaGetLastError();
-        if (err == cudaSuccess && tex)
-            err = cudaEventRecord(tex_cache[a_slot].last_use, stream);
-        if (err == cudaSuccess && tex)
-            err = cudaEventRecord(tex_cache[b_slot].last_use, stream);
-        if (err == cudaSuccess && tex) {
-            tex_cache[a_slot].last_stream = stream;
-            tex_cache[b_slot].last_stream = stream;
-        }
-    }
-    pthread_mutex_unlock(&tex_cache_lock);
+    *use_tex = have_a && have_b;
     return err;
 }
 
@@ -571,9 +538,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
     /* 16-byte accesses need a 16-byte aligned base and rows a multiple of 4 floats apart;
      * otherwise the kernel reads (writes) that operand one float at a time. A slab's base,
-     * A + row0*lda, keeps A's alignment when lda % 4 == 0. Textures need the same and a
-     * texture-aligned base (checked in tex_slot); the kernel fetches through them only when
-     * K is a multiple of BK (see the kernel), so otherwise none are bound. */
+     * A + row0*lda, keeps A's alignment when lda % 4 == 0. Textures need the same, and the
+     * kernel fetches through them only when K is a multiple of BK (see the kernel). */
     const int vec_a = (lda % 4 == 0) && sgemm_aligned16(A);
     const int vec_b = (ldb % 4 == 0) && sgemm_aligned16(B);
     const int vec_c = (ldc % 4 == 0) && sgemm_aligned16(C);
@@ -583,8 +549,22 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int slab_rows = SGEMM_MAX_GRID_Y * BM;
     for (int row0 = 0; row0 < M; row0 += slab_rows) {
         const int rows = (M - row0 < slab_rows) ? M - row0 : slab_rows;
-        err = launch_slab(rows, N, K, alpha, A + (size_t)row0 * lda, lda, B, ldb, beta,
-                          C + (size_t)row0 * ldc, ldc, vec_a, vec_b, vec_c, want_tex, stream);
+        const float *a_slab = A + (size_t)row0 * lda;
+        /* A texture covers the operand's whole float4s, floor(span / 4), never a float past
+         * its end; span = (rows-1)*ld + cols floats. */
+        cudaTextureObject_t tex_a = 0, tex_b = 0;
+        int use_tex = 0;
+        if (want_tex) {
+            err = tex_objects(a_slab, ((size_t)(rows - 1) * lda + K) / 4, B,
+                              ((size_t)(K - 1) * ldb + N) / 4, stream, &tex_a, &tex_b, &use_tex);
+            if (err != cudaSuccess)
+                return err;
+        }
+        const dim3 grid(ceil_div(N, BN), ceil_div(rows, BM));
+        sgemm_texld<<<grid, THREADS, 0, stream>>>(rows, N, K, alpha, a_slab, lda, B, ldb, beta,
+                                                  C + (size_t)row0 * ldc, ldc, vec_a, vec_b, vec_c,
+                                                  use_tex, tex_a, tex_b);
+        err = cudaGetLastError();
         if (err != cudaSuccess)
             return err;
     }
