@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define MAX_DIM 65536 /* larger square sizes are certainly not what the user meant */
+#define MAX_LD (2 * MAX_DIM) /* leading dimensions in a shape file */
 
 static const int default_sizes[] = {1024, 2048, 4096};
 
@@ -67,21 +68,135 @@ static int parse_int_list(const char *list, char sep, int lo, int hi, int *vals,
     }
 }
 
-static int add_shape(struct options *o, int m, int n, int k)
+static int add_shape(struct options *o, int m, int n, int k, int lda, int ldb, int ldc)
 {
     if (o->nshapes == MAX_SHAPES)
         return -1;
-    o->shapes[o->nshapes++] = (struct shape){m, n, k};
+    o->shapes[o->nshapes++] = (struct shape){m, n, k, lda, ldb, ldc};
     return 0;
+}
+
+/* A tightly packed M x N x K product: lda = K, ldb = ldc = N. */
+static int add_tight(struct options *o, int m, int n, int k)
+{
+    return add_shape(o, m, n, k, k, n, n);
 }
 
 static enum args_result add_squares(struct options *o, const int *sizes, int count, char *err,
                                     size_t errlen)
 {
     for (int i = 0; i < count; i++)
-        if (add_shape(o, sizes[i], sizes[i], sizes[i]) != 0)
+        if (add_tight(o, sizes[i], sizes[i], sizes[i]) != 0)
             return fail(err, errlen, "too many sizes (at most %d points)", MAX_SHAPES);
     return ARGS_OK;
+}
+
+/*
+ * Shape files (--shapes FILE): one product a line, '#' to the end of a line is a comment,
+ * blank lines are skipped.  A line is "M N K" (tightly packed), "M N K pad" (lda = K + 1,
+ * ldb = ldc = N + 1: rows no longer 16-byte aligned) or "M N K lda ldb ldc".
+ */
+#define SHAPE_LINE_MAX 256 /* characters in one line, the newline excluded */
+#define SHAPE_FIELDS_MAX 6
+#define FIELD_SEPARATORS " \t\r\f\v"
+
+enum line_status { LINE_OK, LINE_END, LINE_TOO_LONG, LINE_NUL, LINE_READ_ERROR };
+
+/* Reads one line of f into buf (len bytes), without its newline. */
+static enum line_status read_line(FILE *f, char *buf, size_t len)
+{
+    size_t used = 0;
+    int c;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\0')
+            return LINE_NUL;
+        if (used + 1 == len)
+            return LINE_TOO_LONG;
+        buf[used++] = (char)c;
+    }
+    buf[used] = '\0';
+    if (c == EOF && ferror(f))
+        return LINE_READ_ERROR;
+    return (c == EOF && used == 0) ? LINE_END : LINE_OK;
+}
+
+/* Adds the shape on one line (already without its comment); blank lines add nothing. */
+static enum args_result shape_line(struct options *o, char *line, const char *path, int lineno,
+                                   char *err, size_t errlen)
+{
+    static const char *const names[SHAPE_FIELDS_MAX] = {"M", "N", "K", "lda", "ldb", "ldc"};
+    char *field[SHAPE_FIELDS_MAX];
+    int count = 0;
+    for (char *t = strtok(line, FIELD_SEPARATORS); t; t = strtok(NULL, FIELD_SEPARATORS)) {
+        if (count < SHAPE_FIELDS_MAX)
+            field[count] = t;
+        count++;
+    }
+    if (count == 0)
+        return ARGS_OK;
+    if (count != 3 && count != 4 && count != 6)
+        return fail(err, errlen, "%s:%d: %d field%s; expected 'M N K', 'M N K pad' or "
+                    "'M N K lda ldb ldc'", path, lineno, count, count == 1 ? "" : "s");
+
+    int v[SHAPE_FIELDS_MAX];
+    for (int i = 0; i < 3; i++)
+        if (parse_int(field[i], 1, MAX_DIM, &v[i]) != 0)
+            return fail(err, errlen, "%s:%d: %s '%.40s' is not an integer in 1..%d", path, lineno,
+                        names[i], field[i], MAX_DIM);
+    const int tight[3] = {v[2], v[1], v[1]}; /* the smallest lda, ldb, ldc */
+    if (count == 3) {
+        for (int i = 0; i < 3; i++)
+            v[3 + i] = tight[i];
+    } else if (count == 4) {
+        if (strcmp(field[3], "pad") != 0)
+            return fail(err, errlen, "%s:%d: '%.40s': a fourth field must be 'pad' "
+                        "(lda = K + 1, ldb = ldc = N + 1)", path, lineno, field[3]);
+        for (int i = 0; i < 3; i++)
+            v[3 + i] = tight[i] + 1;
+    } else {
+        for (int i = 0; i < 3; i++)
+            if (parse_int(field[3 + i], tight[i], MAX_LD, &v[3 + i]) != 0)
+                return fail(err, errlen, "%s:%d: %s '%.40s' is not an integer in %d..%d (%s >= %s)",
+                            path, lineno, names[3 + i], field[3 + i], tight[i], MAX_LD,
+                            names[3 + i], i == 0 ? "K" : "N");
+    }
+    if (add_shape(o, v[0], v[1], v[2], v[3], v[4], v[5]) != 0)
+        return fail(err, errlen, "%s:%d: more than %d shapes", path, lineno, MAX_SHAPES);
+    return ARGS_OK;
+}
+
+/* Adds every shape of the file at `path`; the file must hold at least one. */
+static enum args_result add_shape_file(struct options *o, const char *path, char *err,
+                                       size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail(err, errlen, "--shapes %s: cannot open: %s", path, strerror(errno));
+    const int before = o->nshapes;
+    char line[SHAPE_LINE_MAX + 1];
+    enum args_result r = ARGS_OK;
+    for (int lineno = 1; r == ARGS_OK; lineno++) {
+        const enum line_status s = read_line(f, line, sizeof line);
+        if (s == LINE_END)
+            break;
+        if (s == LINE_TOO_LONG)
+            r = fail(err, errlen, "%s:%d: line longer than %d characters", path, lineno,
+                     SHAPE_LINE_MAX);
+        else if (s == LINE_NUL)
+            r = fail(err, errlen, "%s:%d: a NUL byte (not a text file?)", path, lineno);
+        else if (s == LINE_READ_ERROR)
+            r = fail(err, errlen, "%s:%d: read error: %s", path, lineno, strerror(errno));
+        else {
+            char *hash = strchr(line, '#');
+            if (hash)
+                *hash = '\0';
+            r = shape_line(o, line, path, lineno, err, errlen);
+        }
+    }
+    fclose(f);
+    if (r == ARGS_OK && o->nshapes == before)
+        r = fail(err, errlen, "%s: no shapes (every line is blank or a comment)", path);
+    return r;
 }
 
 /* Flags that take a value; returns it or NULL when it is missing. */
@@ -131,7 +246,7 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
                 return fail(err, errlen, "--sweep '%s': expected FROM:TO:STEP with 1 <= FROM <= TO <= %d, STEP >= 1",
                             v, MAX_DIM);
             for (int s = r[0]; s <= r[1]; s += r[2])
-                if (add_shape(o, s, s, s) != 0)
+                if (add_tight(o, s, s, s) != 0)
                     return fail(err, errlen, "--sweep '%s': more than %d points", v, MAX_SHAPES);
         } else if (strcmp(a, "--mnk") == 0) {
             int r[3];
@@ -139,8 +254,13 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
                 return fail(err, errlen, "--mnk needs M,N,K, e.g. --mnk 4096,1024,512");
             if (parse_int_list(v, ',', 1, MAX_DIM, r, 3) != 3)
                 return fail(err, errlen, "--mnk '%s': expected three integers M,N,K in 1..%d", v, MAX_DIM);
-            if (add_shape(o, r[0], r[1], r[2]) != 0)
+            if (add_tight(o, r[0], r[1], r[2]) != 0)
                 return fail(err, errlen, "too many shapes (at most %d points)", MAX_SHAPES);
+        } else if (strcmp(a, "--shapes") == 0) {
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--shapes needs a file, e.g. --shapes shapes/default.txt");
+            if (add_shape_file(o, v, err, errlen) != ARGS_OK)
+                return ARGS_ERROR;
         } else if (strcmp(a, "--reps") == 0) {
             if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, 1000000, &o->reps) != 0)
                 return fail(err, errlen, "--reps needs an integer 1..1000000");
@@ -174,7 +294,8 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
         if (add_squares(o, default_sizes, 3, err, errlen) != ARGS_OK)
             return ARGS_ERROR;
     if (!o->time && !o->check && !gave_shapes)
-        return fail(err, errlen, "nothing to do: --no-time and --no-check without --sizes/--mnk");
+        return fail(err, errlen, "nothing to do: --no-time and --no-check without "
+                    "--sizes/--sweep/--mnk/--shapes");
     return ARGS_OK;
 }
 
@@ -187,6 +308,9 @@ void print_usage(const char *prog, void *file)
             "  --sizes A,B,...        square sizes to time (default 1024,2048,4096)\n"
             "  --sweep FROM:TO:STEP   square sizes FROM, FROM+STEP, ... up to TO\n"
             "  --mnk M,N,K            one M x N x K shape (repeatable)\n"
+            "  --shapes FILE          the shapes in FILE, one a line: M N K, M N K pad\n"
+            "                         (lda = K + 1, ldb = ldc = N + 1) or M N K lda ldb ldc;\n"
+            "                         # starts a comment (shapes/default.txt: make all-bench's set)\n"
             "  --check                run the correctness check matrix (alone, unless sizes are given)\n"
             "  --no-check             skip the check matrix (it runs by default before timing)\n"
             "  --no-time              verify the given sizes against cuBLAS, do not time them\n"

@@ -6,8 +6,11 @@
 
 #define MAX_SHAPES 512
 
+/* One product C (M x N) = A (M x K) B (K x N), row-major, with its leading dimensions:
+ * lda >= K, ldb >= N, ldc >= N (equal for tightly packed matrices). */
 struct shape {
     int m, n, k;
+    int lda, ldb, ldc;
 };
 
 struct options {
@@ -25,7 +28,11 @@ struct options {
 
 enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };
 
-/* Parses argv into *o.  On ARGS_ERROR, err holds one line saying what is wrong. */
+/*
+ * Parses argv into *o, in order (so a bad --shapes file before --help is still an error).
+ * On ARGS_ERROR, err holds one line saying what is wrong; for a shape file it starts
+ * "FILE:LINE: ".
+ */
 enum args_result parse_args(int argc, char **argv, struct options *o, char *err, size_t errlen);
 
 /* Writes the usage text for program `prog`. */

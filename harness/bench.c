@@ -14,7 +14,7 @@
 struct gemm_ctx {
     const struct step *st;
     cublasHandle_t h;
-    int m, n, k;
+    int m, n, k, lda, ldb, ldc;
     const float *a, *b;
     float *c;
 };
@@ -22,27 +22,29 @@ struct gemm_ctx {
 static cudaError_t run_rung(void *p, cudaStream_t stream)
 {
     const struct gemm_ctx *g = p;
-    return g->st->launch(g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f, g->c, g->n, stream);
+    return g->st->launch(g->m, g->n, g->k, 1.0f, g->a, g->lda, g->b, g->ldb, 0.0f, g->c, g->ldc,
+                         stream);
 }
 
 static cudaError_t run_cublas(void *p, cudaStream_t stream)
 {
     const struct gemm_ctx *g = p;
     (void)stream; /* the handle is bound to the same stream */
-    ref_sgemm(g->h, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n, 0.0f, g->c, g->n);
+    ref_sgemm(g->h, g->m, g->n, g->k, 1.0f, g->a, g->lda, g->b, g->ldb, 0.0f, g->c, g->ldc);
     return cudaSuccess;
 }
 
 size_t bench_bytes_needed(const struct shape *s)
 {
-    const size_t mk = (size_t)s->m * s->k, kn = (size_t)s->k * s->n, mn = (size_t)s->m * s->n;
+    const size_t mk = (size_t)s->m * s->lda, kn = (size_t)s->k * s->ldb;
+    const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
     /* A, B, two C, then |A|, |B| and |A||B| for the bound */
-    return sizeof(float) * (2 * mk + 2 * kn + 3 * mn);
+    return sizeof(float) * (2 * mk + 2 * kn + 2 * mn + tight_mn);
 }
 
 static float *host_floats(size_t count)
 {
-    float *p = malloc(count * sizeof(float));
+    float *p = calloc(count, sizeof(float)); /* padding between rows reads as 0 */
     if (!p)
         gpu_check_cuda(cudaErrorMemoryAllocation, "malloc(host matrix)", __FILE__, __LINE__);
     return p;
@@ -60,22 +62,24 @@ static void verify_timed(const struct gemm_ctx *rung, const float *c_ref_dev, co
                          const float *hb, cublasHandle_t h, struct point_result *res)
 {
     const int m = rung->m, n = rung->n, k = rung->k;
-    const size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    const int lda = rung->lda, ldb = rung->ldb, ldc = rung->ldc;
+    const size_t mk = (size_t)m * lda, kn = (size_t)k * ldb, mn = (size_t)m * ldc;
+    const size_t tight_mn = (size_t)m * n;
     float *abs_a = host_floats(mk), *abs_b = host_floats(kn);
     for (size_t i = 0; i < mk; i++)
         abs_a[i] = fabsf(ha[i]);
     for (size_t i = 0; i < kn; i++)
         abs_b[i] = fabsf(hb[i]);
     float *d_abs_a = to_device(abs_a, mk), *d_abs_b = to_device(abs_b, kn);
-    float *d_abs_ab = gpu_alloc_floats(mn);
-    ref_sgemm(h, m, n, k, 1.0f, d_abs_a, k, d_abs_b, n, 0.0f, d_abs_ab, n);
+    float *d_abs_ab = gpu_alloc_floats(tight_mn);
+    ref_sgemm(h, m, n, k, 1.0f, d_abs_a, lda, d_abs_b, ldb, 0.0f, d_abs_ab, n);
 
-    float *c = host_floats(mn), *ref = host_floats(mn), *abs_ab = host_floats(mn);
+    float *c = host_floats(mn), *ref = host_floats(mn), *abs_ab = host_floats(tight_mn);
     CUDA_CHECK(cudaMemcpy(c, rung->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(ref, c_ref_dev, mn * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(abs_ab, d_abs_ab, mn * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(abs_ab, d_abs_ab, tight_mn * sizeof(float), cudaMemcpyDeviceToHost));
     struct verify_result r;
-    verify_bound(m, n, k, 1.0f, 0.0f, c, n, ref, n, abs_ab, n, NULL, 0, 1.0, &r);
+    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab, n, NULL, 0, 1.0, &r);
     res->rel_err = r.rel_fro;
     res->pass = r.pass;
     if (!r.pass)
@@ -124,19 +128,19 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
                  struct point_result *res)
 {
     const int m = s->m, n = s->n, k = s->k;
-    const size_t mk = (size_t)m * k, kn = (size_t)k * n, mn = (size_t)m * n;
+    const size_t mk = (size_t)m * s->lda, kn = (size_t)k * s->ldb, mn = (size_t)m * s->ldc;
     memset(res, 0, sizeof *res);
     res->m = m;
     res->n = n;
     res->k = k;
 
     float *ha = host_floats(mk), *hb = host_floats(kn);
-    fill_matrix(ha, m, k, k, 0, rng);
-    fill_matrix(hb, k, n, n, 0, rng);
+    fill_matrix(ha, m, k, s->lda, 0, rng);
+    fill_matrix(hb, k, n, s->ldb, 0, rng);
     float *da = to_device(ha, mk), *db = to_device(hb, kn);
     float *dc = gpu_alloc_floats(mn), *dref = gpu_alloc_floats(mn);
-    struct gemm_ctx rung = {st, h, m, n, k, da, db, dc};
-    struct gemm_ctx blas = {st, h, m, n, k, da, db, dref};
+    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dc};
+    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dref};
 
     /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
     for (int i = 0; i < WARMUP_RUNS; i++) {

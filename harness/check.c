@@ -231,6 +231,9 @@ int run_shape_checks(const struct step *st, const struct shape *shapes, int nsha
             c.m = shapes[s].m;
             c.n = shapes[s].n;
             c.k = shapes[s].k;
+            c.lda_pad = shapes[s].lda - shapes[s].k;
+            c.ldb_pad = shapes[s].ldb - shapes[s].n;
+            c.ldc_pad = shapes[s].ldc - shapes[s].n;
             c.alpha = scalars[p][0];
             c.beta = scalars[p][1];
             c.exact = (p == 0);

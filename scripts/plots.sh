@@ -3,7 +3,8 @@
 # plots.sh - draw the benchmark plots of a bench CSV with gnuplot (no GPU needed).
 #
 # usage: scripts/plots.sh [CSV [OUTDIR]]
-#   CSV     a bench.csv written by the harness (default: every results/*/bench.csv)
+#   CSV     a bench.csv written by the harness (default: every results/*/bench.csv), or a
+#           shapes.csv (then the shapes plot alone)
 #   OUTDIR  where the plots go (default: the CSV's folder)
 # Writes, as PNG (pngcairo) and SVG, into OUTDIR:
 #   gflops          GFLOP/s against size: every rung, cuBLAS and the measured FFMA peak
@@ -11,6 +12,10 @@
 #   last_vs_cublas  the last rung's ratio to cuBLAS against size
 #   clock_power     SM clock and board power against size for the last rung and
 #                   cuBLAS, and GFLOP/s per watt
+#   shapes          when a shapes.csv lies beside the CSV (make all-bench's shape set): the
+#                   last rung's ratio to cuBLAS on each shape, as bars, other rungs in it as
+#                   points; labelled M×N×K, with the leading dimensions from the shape set
+#                   copied beside it (shapes.txt: "pad" or "ld lda,ldb,ldc") when it is there
 # Environment:
 #   PEAK_GFLOPS   the ceiling line (default 64131: FFMA peak measured on H100/H200,
 #                 shared/ANCHORS.md)
@@ -108,19 +113,26 @@ var() {
     awk -v key="$2" '$1 == key { sub(/^[^ ]* /, ""); print; exit }' "$1/vars.txt"
 }
 
-# render NAME FMT DATA OUTDIR SUBTITLE: one plot in one format.
+# bench_vars DATA: the gnuplot variables of the bench plots, from DATA/vars.txt.
+bench_vars() {
+    local data=$1
+    printf '%s; ' "series=$(gp_string "$(var "$data" series)")" \
+        "steps=$(gp_string "$(var "$data" steps)")" "peak=${PEAK_GFLOPS:-64131}" \
+        "ladder_size=$(var "$data" ladder_size)" "has_tel=$(var "$data" has_tel)" \
+        "clock_lo=$(var "$data" clock_lo)" "clock_hi=$(var "$data" clock_hi)"
+}
+
+# render NAME FMT DATA OUTDIR SUBTITLE VARS: one plot in one format; VARS holds the
+# plot's own gnuplot assignments.
 render() {
-    local name=$1 fmt=$2 data=$3 outdir=$4 subtitle=$5
+    local name=$1 fmt=$2 data=$3 outdir=$4 subtitle=$5 vars=$6
     local out=$outdir/$name.$fmt log=$data/gnuplot.$name.$fmt.log last_label
     last_label=$(printf '%02d %s' "$(var "$data" last_step)" "$(var "$data" last_slug)")
     if ! "${GNUPLOT:-gnuplot}" \
         -e "fmt=$(gp_string "$fmt"); out=$(gp_string "$out"); W=$PLOT_W; H=$PLOT_H" \
         -e "plotdir=$(gp_string "$PLOT_DIR"); data=$(gp_string "$data")" \
-        -e "subtitle=$(gp_string "$subtitle"); peak=${PEAK_GFLOPS:-64131}" \
-        -e "series=$(gp_string "$(var "$data" series)"); last_label=$(gp_string "$last_label")" \
-        -e "steps=$(gp_string "$(var "$data" steps)")" \
-        -e "ladder_size=$(var "$data" ladder_size); has_tel=$(var "$data" has_tel)" \
-        -e "clock_lo=$(var "$data" clock_lo); clock_hi=$(var "$data" clock_hi)" \
+        -e "subtitle=$(gp_string "$subtitle"); last_label=$(gp_string "$last_label")" \
+        -e "$vars" \
         "$PLOT_DIR/$name.gp" 2>"$log"; then
         rm -f "$out"
         cat "$log" >&2
@@ -134,31 +146,110 @@ render() {
     [[ -s $out ]] || die "gnuplot wrote no $out"
 }
 
-# plot_csv CSV OUTDIR
-plot_csv() {
-    local csv=$1 outdir=$2 csvdir data device cuda date driver subtitle name fmt
+# prepare_shapes CSV SET DIR: gnuplot-ready files in DIR for the shapes plot, SET (the
+# shape set the CSV was measured on, or "") giving the leading dimensions of the labels.
+prepare_shapes() {
+    local csv=$1 set=$2 dir=$3
+    # shapes.dat: index "label" ratio cut_short of the last rung, one line per shape in the
+    # order measured (NaN where it has none); rNN.dat: index ratio of every other rung.
+    awk -F, -v dir="$dir" -v set="$set" '
+        BEGIN {
+            n = 0; top = 0
+            # the n-th "M N K" line of the set labels the n-th M x N x K row of each rung
+            while (set != "" && (getline line < set) > 0) {
+                sub(/\r$/, "", line)
+                sub(/#.*/, "", line)
+                nf = split(line, f, " ")
+                if (nf < 3) continue
+                key = f[1] " " f[2] " " f[3]
+                ld[key, ++lines[key]] = (nf == 4) ? " " f[4] : (nf == 6) ? " ld " f[4] "," f[5] "," f[6] : ""
+            }
+        }
+        NR > 1 && NF {
+            sub(/\r$/, "")
+            key = $5 " " $6 " " $7
+            nth = ++seen[$3, key]
+            if (!((key, nth) in idx)) { idx[key, nth] = n; label[n++] = $5 "×" $6 "×" $7 ld[key, nth] }
+            if (!($3 in slug)) { slug[$3] = $4; order[++rungs] = $3 }
+            last = ($3 + 0 > last + 0) ? $3 : last
+            ratio[$3, idx[key, nth]] = $18; cut[$3, idx[key, nth]] = $9
+            top = ($18 + 0 > top) ? $18 + 0 : top
+        }
+        END {
+            for (i = 0; i < n; i++)
+                printf "%d \"%s\" %s %d\n", i, label[i], ((last, i) in ratio) ? ratio[last, i] : "NaN", cut[last, i] + 0 > (dir "/shapes.dat")
+            for (r = 1; r <= rungs; r++) {
+                s = order[r]
+                if (s == last) continue
+                file = sprintf("%s/r%02d.dat", dir, s)
+                printf "index \"%02d %s\"\n", s, slug[s] > file
+                for (i = 0; i < n; i++) if ((s, i) in ratio) print i, ratio[s, i] > file
+                others = others " " file; steps = steps " " s
+            }
+            printf "last_step %d\nlast_slug %s\nothers %s\nother_steps %s\nshapes %d\ntop %s\n", \
+                last, slug[last], substr(others, 2), substr(steps, 2), n, top > (dir "/vars.txt")
+        }' "$csv"
+}
+
+# subtitle_of CSV: "GPU · CUDA x · driver y · date" for the titles.
+subtitle_of() {
+    local csv=$1 csvdir device cuda date driver
     csvdir=$(dirname "$csv")
+    device=$(bench_device "$csv")
+    cuda=$(bench_title_meta cuda "${CUDA_VERSION:-}" "$csvdir" "$(bench_cuda_version)")
+    date=$(bench_title_meta date "${PLOT_DATE:-}" "$csvdir" "$(date -r "$csv" +%F)")
+    driver=$(bench_title_meta driver "${DRIVER_VERSION:-}" "$csvdir" "")
+    printf '%s\n' "$device · CUDA ${cuda:-unknown}${driver:+ · driver $driver} · $date"
+}
+
+# plot_shapes CSV OUTDIR: the shapes plot of a shapes.csv (labels from shapes.txt beside it).
+plot_shapes() {
+    local csv=$1 outdir=$2 set data vars fmt
+    bench_csv_check "$csv" || die "cannot plot $csv"
+    set=$(dirname "$csv")/shapes.txt
+    [[ -r $set ]] || set=""
+    mkdir -p "$outdir"
+    data=$(mktemp -d "${TMPDIR:-/tmp}/plots.XXXXXX")
+    # shellcheck disable=SC2064
+    trap "rm -rf '$data'" EXIT
+    prepare_shapes "$csv" "$set" "$data"
+    vars="others=$(gp_string "$(var "$data" others)"); other_steps=$(gp_string "$(var "$data" other_steps)")"
+    vars="$vars; last_step=$(var "$data" last_step); shapes=$(var "$data" shapes); top=$(var "$data" top)"
+    for fmt in png svg; do
+        render shapes "$fmt" "$data" "$outdir" "$(subtitle_of "$csv")" "$vars"
+    done
+    rm -rf "$data"
+    trap - EXIT
+    echo "plots.sh: $csv -> $outdir/shapes.{png,svg}"
+}
+
+# plot_csv CSV OUTDIR: the bench plots, then the shapes plot when shapes.csv lies beside CSV.
+plot_csv() {
+    local csv=$1 outdir=$2 data subtitle vars name fmt
+    if [[ $(basename "$csv") == shapes.csv ]]; then
+        plot_shapes "$csv" "$outdir"
+        return
+    fi
     bench_csv_check "$csv" || die "cannot plot $csv"
     mkdir -p "$outdir"
     data=$(mktemp -d "${TMPDIR:-/tmp}/plots.XXXXXX")
     # shellcheck disable=SC2064
     trap "rm -rf '$data'" EXIT
     prepare_data "$csv" "$data" "${LADDER_SIZE:-4096}"
-
-    device=$(bench_device "$csv")
-    cuda=$(bench_title_meta cuda "${CUDA_VERSION:-}" "$csvdir" "$(bench_cuda_version)")
-    date=$(bench_title_meta date "${PLOT_DATE:-}" "$csvdir" "$(date -r "$csv" +%F)")
-    driver=$(bench_title_meta driver "${DRIVER_VERSION:-}" "$csvdir" "")
-    subtitle="$device · CUDA ${cuda:-unknown}${driver:+ · driver $driver} · $date"
+    subtitle=$(subtitle_of "$csv")
+    vars=$(bench_vars "$data")
 
     for name in $PLOTS; do
         for fmt in png svg; do
-            render "$name" "$fmt" "$data" "$outdir" "$subtitle"
+            render "$name" "$fmt" "$data" "$outdir" "$subtitle" "$vars"
         done
     done
     rm -rf "$data"
     trap - EXIT
     echo "plots.sh: $csv -> $outdir/{${PLOTS// /,}}.{png,svg}"
+    if [[ -e $(dirname "$csv")/shapes.csv ]]; then
+        plot_shapes "$(dirname "$csv")/shapes.csv" "$outdir"
+    fi
 }
 
 main() {

@@ -8,12 +8,24 @@
 # runs of other characters as '-'), the run described in results/<gpu>/sweep.log,
 # then `make plots` and `make readme-table`.
 #
-# The default sweep (square 256..8192 step 256) must finish within 8 minutes on an
-# H100/H200: every point costs the rung's replays plus cuBLAS's, and a short power run
-# of each.  At a 0.4 s budget and a 0.15 s power run it took 491 s on an H200, so the
-# per-kernel budget is 0.35 s and the power run 0.1 s; the slow rungs get fewer sizes
-# and 0.25 s (01: 256..4096, 02: 256..8192 step 512).  Points whose replays the budget cut
-# below the rule are listed at the end (the CSV's cut_short column).
+# The default sweep (square sizes up to 8192) must finish within 8 minutes on an H100/H200,
+# the shape set and the plots included.  Every point costs the rung's replays plus
+# cuBLAS's, a short power run of each, and host work (filling and checking the operands)
+# that grows with the size.  At a 0.4 s budget and a 0.15 s power run, 11 rungs at
+# 256..8192 step 256 took 491 s on an H200, so the per-kernel budget is 0.35 s and the
+# power run 0.1 s.  At those, a rung costs ~52 s for 32 sizes on an H100, and 13 rungs
+# took over 10 minutes; so only the two highest-numbered rungs of the run get every 256
+# (256..8192), the rungs below them 256 and 512..8192 step 512 (17 sizes, ~28 s), and the
+# slow rungs fewer sizes and 0.25 s (01: 256, 512..4096 step 512; 02: 256, 512..8192 step
+# 512).  Points whose replays the budget cut below the rule are listed at the end (the
+# CSV's cut_short column).
+#
+# Then the shape set (SHAPES, default shapes/default.txt: LLM layers, skinny, shallow, deep,
+# odd and padded products) is timed on the last rung that ran, or on every rung STEPS
+# names when it is set, at SHAPE_BUDGET per shape and kernel: bin/stepNN --shapes FILE.
+# The rows go to results/<gpu>/shapes.csv (bench.csv's columns) and the set itself to
+# results/<gpu>/shapes.txt beside it (the shapes plot takes its labels from it).  The set
+# is checked by the harness before the square sweep starts, so a bad line fails at once.
 #
 # Environment:
 #   STEPS="5 9 11"   rungs to run (default: every bin/stepNN that exists)
@@ -21,6 +33,9 @@
 #   SIZES=a,b,c      these sizes for every rung instead of the plan
 #   BUDGET=sec       this --budget for every rung instead of the plan
 #   POWER=sec        the back-to-back run per kernel for clocks and power (default 0.1)
+#   SHAPES=FILE      the shape set to time after the sweep (default shapes/default.txt;
+#                    none: no shape set, and results/<gpu>/shapes.* are left as they are)
+#   SHAPE_BUDGET=sec the shape set's --budget (default 0.15)
 #   DEVICE=N         the CUDA device (default 0)
 #   BIN_DIR (or BIN), RESULTS_DIR, STEPS_DIR   (default bin, results, steps)
 #   SWEEP_POLL       seconds between progress checks (default 1)
@@ -31,6 +46,13 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
+# SHAPES is a path from where the sweep was started (make: the repository root)
+SHAPES_FILE=${SHAPES:-$ROOT/shapes/default.txt}
+if [[ $SHAPES_FILE != none && $SHAPES_FILE != /* ]]; then
+    SHAPES_FILE=$PWD/$SHAPES_FILE
+fi
+readonly SHAPES_FILE SHAPES_NAME=${SHAPES:-shapes/default.txt}
+readonly SHAPE_BUDGET=${SHAPE_BUDGET:-0.15}
 cd "$ROOT"
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
@@ -43,6 +65,7 @@ readonly SLOW_RUNGS="1 2"
 
 CHILD_PID=""
 WORK=""
+SKIPPED="" # rungs that exited 77 (below the GPU's compute capability)
 
 say() { echo "sweep: $*" >&2; }
 die() {
@@ -107,6 +130,13 @@ is_slow() {
     [[ " $SLOW_RUNGS " == *" $1 "* ]]
 }
 
+# is_top N: rung N is one of the two highest-numbered rungs of this run (RUNG_LIST is sorted).
+is_top() {
+    local list
+    read -ra list <<<"$RUNG_LIST"
+    [[ $1 == "${list[-1]}" ]] || { ((${#list[@]} >= 2)) && [[ $1 == "${list[-2]}" ]]; }
+}
+
 # plan_sizes N: the comma-separated sizes of rung N.
 plan_sizes() {
     local n=$1
@@ -122,7 +152,7 @@ plan_sizes() {
         case $n in
         1) echo "256,$(seq -s, 512 512 4096)" ;;
         2) echo "256,$(seq -s, 512 512 8192)" ;;
-        *) seq -s, 256 256 8192 ;;
+        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,$(seq -s, 512 512 8192)"; fi ;;
         esac
     fi
 }
@@ -140,16 +170,17 @@ plan_budget() {
     fi
 }
 
-# The cost model behind the time estimates (seconds, rough, H100-like):
+# The cost model behind the time estimates (seconds, rough, fitted to an H100 sweep):
 # each kernel runs min(budget, its natural replays) plus one estimate replay,
 # cuBLAS near 51 TFLOP/s, slow rungs assumed 0.05x of it, fast ones 0.3x at worst;
-# plus host work per point (filling and comparing 3 n^2 floats) and 1.5 s per process.
+# plus the power run of each (awk variable power), 0.1 s and host work per point
+# (1e-8 s per float of A, B and C) and 1.5 s per process.
 readonly COST_AWK='
-function cost(n, budget, slow,   tc, tr, reps, k) {
-    tc = 2 * n * n * n / 51e12; tr = tc / (slow ? 0.05 : 0.3)
-    reps = int(800000 / n); if (reps < 10) reps = 10
-    k = (reps * tr < budget ? reps * tr : budget) + tr + (reps * tc < budget ? reps * tc : budget) + tc
-    return k + 0.02 + 1e-8 * n * n
+function cost(m, n, k, budget, slow,   tc, tr, reps, run) {
+    tc = 2 * m * n * k / 51e12; tr = tc / (slow ? 0.05 : 0.3)
+    reps = int(800000 / ((m + n + k) / 3)); if (reps < 10) reps = 10
+    run = (reps * tr < budget ? reps * tr : budget) + tr + (reps * tc < budget ? reps * tc : budget) + tc
+    return run + 2 * power + 0.1 + 1e-8 * (m * k + k * n + m * n)
 }'
 
 # write_plan FILE: one line per rung: "step slug budget weight0 weight1 ..." where
@@ -159,11 +190,17 @@ write_plan() {
     : >"$file"
     for n in $RUNG_LIST; do
         printf '%s %s %s %s\n' "$n" "$(slug "$n")" "$(plan_budget "$n")" "$(plan_sizes "$n")"
-    done | awk "$COST_AWK"'
+    done | awk -v power="${POWER:-0.1}" "$COST_AWK"'
         { slow = ($1 == 1 || $1 == 2); m = split($4, s, ",")
           line = $1 " " $2 " " $3 " 1.5"; c = 1.5
-          for (i = 1; i <= m; i++) { c += cost(s[i], $3, slow); line = line " " c }
+          for (i = 1; i <= m; i++) { c += cost(s[i], s[i], s[i], $3, slow); line = line " " c }
           print line }' >"$file"
+}
+
+# shapes_cost: the modelled seconds of one rung on the shape set.
+shapes_cost() {
+    awk -v power="${POWER:-0.1}" -v budget="$SHAPE_BUDGET" "$COST_AWK"'
+        { sub(/#.*/, "") } NF { c += cost($1, $2, $3, budget, 0) } END { printf "%d", c + 1.5 }' "$SHAPES_FILE"
 }
 
 # progress PLAN STEP ROWS ELAPSED: one status line (rung, size, points, time left).
@@ -190,22 +227,17 @@ data_rows() {
     fi
 }
 
-# run_rung N PLAN: runs one rung; returns its exit status.
-run_rung() {
-    local n=$1 plan=$2 bin sizes budget csv log rows last_rows=-1 rc=0 line tty=0
-    bin=$(printf '%s/step%02d' "$BIN_DIR" "$n")
-    sizes=$(plan_sizes "$n")
-    budget=$(plan_budget "$n")
-    csv=$WORK/$(printf 'step%02d' "$n").csv
-    log=$WORK/$(printf 'step%02d' "$n").log
+# follow CSV STATUS...: waits for CHILD_PID, showing the line `STATUS... ROWS` prints (ROWS:
+# the rows CSV has so far) whenever it grows, or all the time on a terminal; returns the
+# child's exit status.
+follow() {
+    local csv=$1 rows last_rows=-1 rc=0 line tty=0
+    shift
     [[ -t 2 ]] && tty=1
-    "$bin" --no-check --quiet --device "$DEVICE" --budget "$budget" --power "${POWER:-0.1}" \
-        --sizes "$sizes" --csv "$csv" >"$log" 2>&1 &
-    CHILD_PID=$!
     while kill -0 "$CHILD_PID" 2>/dev/null; do
         rows=$(data_rows "$csv")
         if ((tty)) || ((rows != last_rows)); then
-            line="sweep: $(progress "$plan" "$n" "$rows" "$((SECONDS - T0))" "$sizes")"
+            line="sweep: $("$@" "$rows")"
             if ((tty)); then printf '\r\033[K%s' "$line" >&2; else echo "$line" >&2; fi
             last_rows=$rows
         fi
@@ -217,14 +249,117 @@ run_rung() {
     return "$rc"
 }
 
-# merge OUT: the header and every rung's rows, in rung order.
+# square_status PLAN N SIZES ROWS: the progress line of rung N in the square sweep.
+square_status() {
+    progress "$1" "$2" "$4" "$((SECONDS - T0))" "$3"
+}
+
+# run_rung N PLAN: runs one rung; returns its exit status.
+run_rung() {
+    local n=$1 plan=$2 bin sizes budget csv log
+    bin=$(printf '%s/step%02d' "$BIN_DIR" "$n")
+    sizes=$(plan_sizes "$n")
+    budget=$(plan_budget "$n")
+    csv=$WORK/$(printf 'step%02d' "$n").csv
+    log=$WORK/$(printf 'step%02d' "$n").log
+    "$bin" --no-check --quiet --device "$DEVICE" --budget "$budget" --power "${POWER:-0.1}" \
+        --sizes "$sizes" --csv "$csv" >"$log" 2>&1 &
+    CHILD_PID=$!
+    follow "$csv" square_status "$plan" "$n" "$sizes"
+}
+
+# merge OUT PREFIX: the header and the rows of every WORK/PREFIXnn.csv, in rung order.
 merge() {
-    local out=$1 f
+    local out=$1 prefix=$2 f
     echo "$BENCH_CSV_HEADER" >"$out"
-    for f in "$WORK"/step[0-9][0-9].csv; do
+    for f in "$WORK/$prefix"[0-9][0-9].csv; do
         [[ -s $f ]] && awk 'NR > 1 && NF' "$f" >>"$out"
     done
     return 0
+}
+
+# shape_count FILE: the shapes in a shape file (lines with a field outside comments).
+shape_count() {
+    awk '{ sub(/#.*/, "") } NF { n++ } END { print n + 0 }' "$1"
+}
+
+# check_shape_set: exit 1 with the harness's own message unless it accepts SHAPES_FILE
+# (it parses its arguments in order, so --help after --shapes reads the file, then stops).
+check_shape_set() {
+    local n bin msg
+    [[ $SHAPES_FILE == none ]] && return 0
+    [[ -f $SHAPES_FILE && -r $SHAPES_FILE ]] || die "SHAPES: $SHAPES_NAME is not a readable file"
+    n=${RUNG_LIST%% *}
+    bin=$(printf '%s/step%02d' "$BIN_DIR" "$n")
+    msg=$("$bin" --shapes "$SHAPES_FILE" --help 2>&1 >/dev/null) ||
+        die "SHAPES: the harness refuses the shape set: ${msg:-exit status $?}"
+}
+
+# shape_rungs: the rungs to time the shape set on: every rung that ran when STEPS is
+# set, otherwise the highest-numbered one (a rung that exited 77 did not run).
+shape_rungs() {
+    local n last=""
+    for n in $RUNG_LIST; do
+        [[ " $SKIPPED " == *" $n "* ]] && continue
+        if [[ -n ${STEPS:-} ]]; then echo "$n"; else last=$n; fi
+    done
+    if [[ -n $last ]]; then echo "$last"; fi
+}
+
+# shape_status N COUNT T_START ROWS: the progress line of rung N on the shape set.
+shape_status() {
+    printf 'shapes: rung %02d %s | shape %d/%d | %ds' "$1" "$(slug "$1")" \
+        "$(($4 < $2 ? $4 + 1 : $2))" "$2" "$((SECONDS - $3))"
+}
+
+# run_shapes N: times rung N on the shape set; returns its exit status.
+run_shapes() {
+    local n=$1 bin csv log
+    bin=$(printf '%s/step%02d' "$BIN_DIR" "$n")
+    csv=$WORK/$(printf 'shapes%02d' "$n").csv
+    log=$WORK/$(printf 'shapes%02d' "$n").log
+    "$bin" --no-check --quiet --device "$DEVICE" --budget "$SHAPE_BUDGET" --power "${POWER:-0.1}" \
+        --shapes "$SHAPES_FILE" --csv "$csv" >"$log" 2>&1 &
+    CHILD_PID=$!
+    follow "$csv" shape_status "$n" "$(shape_count "$SHAPES_FILE")" "$SECONDS"
+}
+
+# shape_set OUT_DIR: the shape set on shape_rungs, into OUT_DIR/shapes.csv and shapes.txt,
+# with its lines appended to OUT_DIR/sweep.log; returns 1 when a rung failed or a timed
+# output did not match cuBLAS.
+shape_set() {
+    local out_dir=$1 n rc status t0=$SECONDS t_rung failed=0 rungs csv=$WORK/shapes.csv
+    rungs=$(shape_rungs | tr '\n' ' ')
+    rm -f "$out_dir"/shapes.csv "$out_dir"/shapes.txt "$out_dir"/shapes.png "$out_dir"/shapes.svg
+    echo "shapes: $SHAPES_NAME, $(shape_count "$SHAPES_FILE") shapes, budget $SHAPE_BUDGET s" >>"$out_dir/sweep.log"
+    for n in $rungs; do
+        t_rung=$SECONDS
+        rc=0
+        run_shapes "$n" || rc=$?
+        case $rc in
+        0) status="ok" ;;
+        *) status="FAILED (exit $rc)"; failed=1 ;;
+        esac
+        say "shapes: rung $(printf '%02d' "$n") $(slug "$n"): $status, $(data_rows "$WORK/$(printf 'shapes%02d' "$n").csv") shapes, $((SECONDS - t_rung)) s"
+        if ((rc != 0)); then
+            tail -n 5 "$WORK/$(printf 'shapes%02d' "$n").log" | sed 's/^/    /' >&2
+        fi
+        printf 'shapes rung %02d %s: %s, %s s\n' "$n" "$(slug "$n")" "$status" "$((SECONDS - t_rung))" >>"$out_dir/sweep.log"
+    done
+    echo "shapes_wall_s: $((SECONDS - t0))" >>"$out_dir/sweep.log"
+    merge "$csv" shapes
+    if ! bench_csv_check "$csv" 2>/dev/null; then
+        say "shapes: nothing was measured, no $out_dir/shapes.csv"
+        return 1
+    fi
+    cp "$csv" "$out_dir/shapes.csv"
+    cp "$SHAPES_FILE" "$out_dir/shapes.txt"
+    say "wrote $out_dir/shapes.csv ($(data_rows "$csv") rows) in $((SECONDS - t0)) s"
+    if awk -F, 'NR > 1 && $20 != "PASS" { f = 1 } END { exit !f }' "$csv"; then
+        say "WARNING: some timed shapes did not match cuBLAS (check = FAIL in shapes.csv)"
+        failed=1
+    fi
+    ((failed == 0))
 }
 
 # cut_short_summary CSV: "rung NN: sizes..." for the points the budget cut short.
@@ -238,18 +373,20 @@ gpu_query() {
 }
 
 main() {
-    local plan n rc status out_dir csv gpu t_start t_meas failed=0 ran=0 post_rc=0
+    local plan n rc status out_dir csv gpu t_start t_meas t_post failed=0 ran=0 post_rc=0
     trap on_interrupt INT TERM
     require_gpu
     RUNG_LIST=$(rungs | sort -n | uniq | tr '\n' ' ')
     [[ -n ${RUNG_LIST// /} ]] || die "no rung binaries in $BIN_DIR/ (run 'make all' first)"
+    check_shape_set
     mkdir -p "$RESULTS_DIR"
     WORK=$(mktemp -d "$RESULTS_DIR/.sweep.XXXXXX")
     plan=$WORK/plan.txt
     write_plan "$plan"
     T0=$SECONDS
     t_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    say "rungs: $RUNG_LIST| ${SWEEP:-default} sweep, $(awk '{ p += NF - 4 } END { print p }' "$plan") points, modelled ~$(awk '{ s += $NF } END { printf "%dm%02ds", s / 60, s % 60 }' "$plan")"
+    say "rungs: $RUNG_LIST| ${SWEEP:-default} sweep, $(awk '{ p += NF - 4 } END { print p }' "$plan") points, modelled ~$(awk '{ s += $NF } END { printf "%dm%02ds", s / 60, s % 60 }' "$plan")$(
+        [[ $SHAPES_FILE == none ]] || echo "; then $(shape_count "$SHAPES_FILE") shapes ($SHAPES_NAME), ~$(shapes_cost) s a rung")"
     {
         echo "started: $t_start"
         echo "gpu: $(gpu_query name)"
@@ -265,7 +402,8 @@ main() {
         run_rung "$n" "$plan" || rc=$?
         case $rc in
         0) status="ok"; ran=$((ran + 1)) ;;
-        77) status="SKIPPED (exit 77: no GPU, or the GPU is below the rung's compute capability)" ;;
+        77) status="SKIPPED (exit 77: no GPU, or the GPU is below the rung's compute capability)"
+            SKIPPED="$SKIPPED $n" ;;
         *) status="FAILED (exit $rc)"; failed=1; ran=$((ran + 1)) ;;
         esac
         say "rung $(printf '%02d' "$n") $(slug "$n"): $status, $(data_rows "$WORK/$(printf 'step%02d' "$n").csv") points, $((SECONDS - t_rung)) s"
@@ -278,7 +416,7 @@ main() {
     t_meas=$((SECONDS - T0))
 
     csv=$WORK/bench.csv
-    merge "$csv"
+    merge "$csv" step
     if ((ran == 0)) || ! bench_csv_check "$csv" 2>/dev/null; then
         die "nothing was measured (logs in $WORK)"
     fi
@@ -303,14 +441,19 @@ main() {
         say "WARNING: some timed outputs did not match cuBLAS (check = FAIL in the CSV)"
         failed=1
     fi
+    if [[ $SHAPES_FILE != none ]]; then
+        shape_set "$out_dir" || failed=1
+    fi
     rm -rf "$WORK"
     WORK=""
 
     if [[ ${SWEEP_POST:-1} != 0 ]]; then
+        t_post=$SECONDS
         "${MAKE:-make}" plots || post_rc=$?
         "${MAKE:-make}" readme-table BENCH_CSV="$out_dir/bench.csv" || post_rc=$?
-        echo "post_wall_s: $((SECONDS - T0 - t_meas))" >>"$out_dir/sweep.log"
+        echo "post_wall_s: $((SECONDS - t_post))" >>"$out_dir/sweep.log"
     fi
+    echo "total_wall_s: $((SECONDS - T0))" >>"$out_dir/sweep.log"
     ((failed == 0 && post_rc == 0)) || exit 1
 }
 

@@ -1,9 +1,14 @@
 /* test_args.c - the command line: what it accepts, and the one-line errors it gives. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, for the shape files */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -145,6 +150,229 @@ static void too_many_points_is_an_error(void **state)
     assert_non_null(strstr(err, "more than"));
 }
 
+/* ---- shape files (--shapes FILE) */
+
+/* The shipped set, read from the repository root (where make host-tests runs the tests). */
+#define DEFAULT_SET "shapes/default.txt"
+
+static char shape_path[64];
+
+/* Writes `len` bytes of `text` to a new temporary file, named in shape_path. */
+static const char *shape_file_n(const char *text, size_t len)
+{
+    strcpy(shape_path, "/tmp/test_args_shapes.XXXXXX");
+    const int fd = mkstemp(shape_path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    return shape_path;
+}
+
+static const char *shape_file(const char *text) { return shape_file_n(text, strlen(text)); }
+
+static void assert_shape(int i, int m, int n, int k, int lda, int ldb, int ldc)
+{
+    const struct shape *s = &opts.shapes[i];
+    if (s->m != m || s->n != n || s->k != k || s->lda != lda || s->ldb != ldb || s->ldc != ldc)
+        fail_msg("shape %d is %d %d %d (ld %d %d %d), expected %d %d %d (ld %d %d %d)", i, s->m, s->n,
+                 s->k, s->lda, s->ldb, s->ldc, m, n, k, lda, ldb, ldc);
+}
+
+static void shape_file_forms_and_comments(void **state)
+{
+    (void)state;
+    const char *path = shape_file("# a comment line\n"
+                                  "\n"
+                                  "2048 4096 11008\n"
+                                  "   \t  \n"
+                                  "\t4095\t4095 4095   # odd, with a comment after it\n"
+                                  "64 32 16 pad\n"
+                                  "7 9 11 20 10 9\r\n"
+                                  "1 1 65536 #no space before the hash\n"
+                                  "65536 1 1 pad"); /* no newline at the end */
+    assert_int_equal(parse("--no-check", "--shapes", path, NULL), ARGS_OK);
+    remove(path);
+    assert_int_equal(opts.nshapes, 6);
+    assert_shape(0, 2048, 4096, 11008, 11008, 4096, 4096);
+    assert_shape(1, 4095, 4095, 4095, 4095, 4095, 4095);
+    assert_shape(2, 64, 32, 16, 17, 33, 33);
+    assert_shape(3, 7, 9, 11, 20, 10, 9);
+    assert_shape(4, 1, 1, 65536, 65536, 1, 1);
+    assert_shape(5, 65536, 1, 1, 2, 2, 2);
+    assert_int_equal(opts.time, 1);
+    assert_int_equal(opts.check, 0);
+}
+
+static void shapes_join_the_other_points(void **state)
+{
+    (void)state;
+    const char *path = shape_file("300 200 100 pad\n");
+    assert_int_equal(parse("--sizes", "128", "--shapes", path, "--mnk", "5,6,7", "--shapes", path,
+                           NULL), ARGS_OK);
+    remove(path);
+    assert_int_equal(opts.nshapes, 4);
+    assert_shape(0, 128, 128, 128, 128, 128, 128);
+    assert_shape(1, 300, 200, 100, 101, 201, 201);
+    assert_shape(2, 5, 6, 7, 7, 6, 6);
+    assert_shape(3, 300, 200, 100, 101, 201, 201);
+    /* --shapes with --no-time: the shapes are verified, not timed */
+    path = shape_file("33 44 55\n");
+    assert_int_equal(parse("--no-check", "--no-time", "--shapes", path, NULL), ARGS_OK);
+    remove(path);
+    assert_int_equal(opts.nshapes, 1);
+    assert_int_equal(opts.time, 0);
+}
+
+/* A bad shape file: ARGS_ERROR, and the message is "FILE:LINE: what". */
+static void expect_shape_error_n(const char *text, size_t len, int line, const char *what)
+{
+    const char *path = shape_file_n(text, len);
+    char want[256];
+    if (line > 0)
+        snprintf(want, sizeof want, "%s:%d: %s", path, line, what);
+    else
+        snprintf(want, sizeof want, "%s: %s", path, what);
+    const enum args_result r = parse("--shapes", path, NULL);
+    remove(path);
+    if (r != ARGS_ERROR)
+        fail_msg("shape file \"%s\" was accepted, expected \"%s\"", text, want);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("error '%s' does not start with '%s'", err, want);
+}
+
+static void expect_shape_error(const char *text, int line, const char *what)
+{
+    expect_shape_error_n(text, strlen(text), line, what);
+}
+
+static void bad_shape_files_name_file_and_line(void **state)
+{
+    (void)state;
+    expect_shape_error("1 2\n", 1, "2 fields; expected 'M N K', 'M N K pad' or 'M N K lda ldb ldc'");
+    expect_shape_error("# c\n\n1 2 3 4 5\n", 3, "5 fields; expected");
+    expect_shape_error("1 2 3\n4 5 6 7 8 9 10\n", 2, "7 fields; expected");
+    expect_shape_error("7\n", 1, "1 field; expected");
+    expect_shape_error("1 -2 3\n", 1, "N '-2' is not an integer in 1..65536");
+    expect_shape_error("0 2 3\n", 1, "M '0' is not an integer in 1..65536");
+    expect_shape_error("1 2 65537\n", 1, "K '65537' is not an integer in 1..65536");
+    expect_shape_error("99999999999 1 1\n", 1, "M '99999999999' is not an integer in 1..65536");
+    expect_shape_error("1.5 2 3\n", 1, "M '1.5' is not an integer");
+    expect_shape_error("1 2 x3\n", 1, "K 'x3' is not an integer");
+    expect_shape_error("1 2 3 # fine\n1,2,3\n", 2, "1 field; expected");
+    expect_shape_error("1 2 3 pads\n", 1, "'pads': a fourth field must be 'pad'");
+    expect_shape_error("1 2 3 7\n", 1, "'7': a fourth field must be 'pad'");
+    expect_shape_error("4 5 6 5 5 5\n", 1, "lda '5' is not an integer in 6..131072 (lda >= K)");
+    expect_shape_error("4 5 6 6 4 5\n", 1, "ldb '4' is not an integer in 5..131072 (ldb >= N)");
+    expect_shape_error("4 5 6 6 5 131073\n", 1, "ldc '131073' is not an integer in 5..131072");
+    expect_shape_error("4 5 6 6 5 -5\n", 1, "ldc '-5' is not an integer");
+}
+
+static void empty_odd_and_oversized_files(void **state)
+{
+    (void)state;
+    expect_shape_error("", 0, "no shapes (every line is blank or a comment)");
+    expect_shape_error("# nothing but comments\n\n   \n", 0, "no shapes");
+
+    char line[400];
+    memset(line, '1', sizeof line);
+    memcpy(line, "1 2 3\n", 6);
+    line[sizeof line - 1] = '\n';
+    expect_shape_error_n(line, sizeof line, 2, "line longer than 256 characters");
+    static const char nul[] = "1 2 3\n4 5\0 6\n";
+    expect_shape_error_n(nul, sizeof nul - 1, 2, "a NUL byte (not a text file?)");
+
+    /* one shape more than fits */
+    static char many[(MAX_SHAPES + 1) * 6 + 1];
+    many[0] = '\0';
+    for (int i = 0; i <= MAX_SHAPES; i++)
+        strcat(many, "1 2 3\n");
+    expect_shape_error(many, MAX_SHAPES + 1, "more than 512 shapes");
+}
+
+static void unreadable_shape_files(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("--shapes", "/nonexistent/shapes.txt", NULL), ARGS_ERROR);
+    assert_string_equal(err, "--shapes /nonexistent/shapes.txt: cannot open: No such file or directory");
+    assert_int_equal(parse("--shapes", "/tmp", NULL), ARGS_ERROR);
+    assert_string_equal(err, "/tmp:1: read error: Is a directory");
+    assert_int_equal(parse("--shapes", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "--shapes needs a file"));
+    /* parsed in order: a bad file before --help is still an error (sweep.sh relies on it) */
+    const char *path = shape_file("1 2\n");
+    assert_int_equal(parse("--shapes", path, "--help", NULL), ARGS_ERROR);
+    remove(path);
+    path = shape_file("1 2 3\n");
+    assert_int_equal(parse("--shapes", path, "--help", NULL), ARGS_HELP);
+    remove(path);
+}
+
+/* Index of the shape m x n x k with these leading dimensions in opts, or -1. */
+static int find_shape(int m, int n, int k, int lda, int ldb, int ldc)
+{
+    for (int i = 0; i < opts.nshapes; i++) {
+        const struct shape *s = &opts.shapes[i];
+        if (s->m == m && s->n == n && s->k == k && s->lda == lda && s->ldb == ldb && s->ldc == ldc)
+            return i;
+    }
+    return -1;
+}
+
+static void expect_in_default_set(int m, int n, int k, int lda, int ldb, int ldc)
+{
+    if (find_shape(m, n, k, lda, ldb, ldc) < 0)
+        fail_msg("%s has no %d x %d x %d (ld %d %d %d)", DEFAULT_SET, m, n, k, lda, ldb, ldc);
+}
+
+static void default_set_covers_the_cases(void **state)
+{
+    (void)state;
+    if (parse("--no-check", "--shapes", DEFAULT_SET, NULL) != ARGS_OK)
+        fail_msg("%s (run from the repository root): %s", DEFAULT_SET, err);
+    assert_int_equal(opts.nshapes, 16);
+    /* LLM layers */
+    expect_in_default_set(2048, 4096, 4096, 4096, 4096, 4096);
+    expect_in_default_set(2048, 4096, 11008, 11008, 4096, 4096);
+    expect_in_default_set(2048, 11008, 4096, 4096, 11008, 11008);
+    expect_in_default_set(2048, 11008, 11008, 11008, 11008, 11008);
+    /* skinny */
+    expect_in_default_set(128, 4096, 4096, 4096, 4096, 4096);
+    expect_in_default_set(512, 4096, 4096, 4096, 4096, 4096);
+    expect_in_default_set(4096, 128, 4096, 4096, 128, 128);
+    expect_in_default_set(4096, 512, 4096, 4096, 512, 512);
+    /* shallow */
+    expect_in_default_set(4096, 4096, 128, 128, 4096, 4096);
+    /* deep, up to K = 65536 */
+    expect_in_default_set(256, 256, 16384, 16384, 256, 256);
+    expect_in_default_set(256, 256, 65536, 65536, 256, 256);
+    expect_in_default_set(1024, 1024, 16384, 16384, 1024, 1024);
+    expect_in_default_set(1024, 1024, 65536, 65536, 1024, 1024);
+    /* odd */
+    expect_in_default_set(4095, 4095, 4095, 4095, 4095, 4095);
+    expect_in_default_set(4097, 4097, 4097, 4097, 4097, 4097);
+    /* padded: ld = n + 1 */
+    expect_in_default_set(4096, 4096, 4096, 4097, 4097, 4097);
+
+    /* cheap enough to time beside cuBLAS in seconds: under 2 TFLOP a pass */
+    double flop = 0;
+    for (int i = 0; i < opts.nshapes; i++)
+        flop += 2.0 * opts.shapes[i].m * opts.shapes[i].n * opts.shapes[i].k;
+    assert_true(flop < 2e12);
+}
+
+static void other_options_pack_tightly(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("--sizes", "96", "--mnk", "3,5,7", "--sweep", "10:10:1", NULL), ARGS_OK);
+    assert_shape(0, 96, 96, 96, 96, 96, 96);
+    assert_shape(1, 3, 5, 7, 7, 5, 5);
+    assert_shape(2, 10, 10, 10, 10, 10, 10);
+    assert_int_equal(parse(NULL), ARGS_OK);
+    assert_shape(2, 4096, 4096, 4096, 4096, 4096, 4096);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +385,13 @@ int main(void)
         cmocka_unit_test(help_is_not_an_error),
         cmocka_unit_test(bad_input_is_rejected_with_a_message),
         cmocka_unit_test(too_many_points_is_an_error),
+        cmocka_unit_test(shape_file_forms_and_comments),
+        cmocka_unit_test(shapes_join_the_other_points),
+        cmocka_unit_test(bad_shape_files_name_file_and_line),
+        cmocka_unit_test(empty_odd_and_oversized_files),
+        cmocka_unit_test(unreadable_shape_files),
+        cmocka_unit_test(default_set_covers_the_cases),
+        cmocka_unit_test(other_options_pack_tightly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_plots.sh - scripts/plots.sh and scripts/readme_table.sh on tests/fixtures/bench.csv.
+# test_plots.sh - scripts/plots.sh and scripts/readme_table.sh on tests/fixtures/bench.csv
+# (and the shapes plot on tests/fixtures/shapes.csv beside it, labelled from shapes.txt).
 #
 # usage: tests/test_plots.sh     (no GPU needed; installs gnuplot-nox when run as root)
 # Checks that every plot appears as a real PNG and SVG of the expected size with the
@@ -11,7 +12,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 readonly FIXTURE=$ROOT/tests/fixtures/bench.csv
-readonly PLOTS="gflops ladder last_vs_cublas clock_power"
+readonly SHAPES_FIXTURE=$ROOT/tests/fixtures/shapes.csv # with shapes.txt, the set it labels
+readonly PLOTS="gflops ladder last_vs_cublas clock_power shapes"
 readonly WANT_W=1280 WANT_H=800 # scripts/plots.sh PLOT_W, PLOT_H
 # shellcheck source=tests/lib/assert.sh
 source "$ROOT/tests/lib/assert.sh"
@@ -85,6 +87,47 @@ test_plots_render() {
     check_file_contains "last_vs_cublas.svg names the last rung" "$out/last_vs_cublas.svg" "11 warptile_db"
     check_file_contains "clock_power.svg plots the SM clock" "$out/clock_power.svg" "rung: SM clock"
     check_file_contains "clock_power.svg plots GFLOP/s per watt" "$out/clock_power.svg" "GFLOP/s per watt"
+    check_file_contains "shapes.svg: bars of the last rung" "$out/shapes.svg" "rung 11 cp_async"
+    check_file_contains "shapes.svg: the other rung as points" "$out/shapes.svg" "10 texld"
+    check_file_contains "shapes.svg: a shape label" "$out/shapes.svg" "2048×11008×4096"
+    check_file_contains "shapes.svg: the padded shape from shapes.txt" "$out/shapes.svg" "4096×4096×4096 pad"
+    check_file_contains "shapes.svg: explicit leading dimensions" "$out/shapes.svg" "1024×1024×65536 ld 65600,1040,1040"
+    check_file_contains "shapes.svg: the last rung's ratio" "$out/shapes.svg" "1.093"
+    check_file_contains "shapes.svg: marks the cut-short shape" "$out/shapes.svg" "0.874*"
+    check_file_contains "shapes.svg: the cuBLAS line" "$out/shapes.svg" "cuBLAS = 1.0"
+}
+
+# The shapes plot: only with a shapes.csv, labels without shapes.txt, one rung, refusals.
+test_shapes_plot() {
+    local tmp=$1 log rc
+    mkdir -p "$tmp/bare" "$tmp/onerung" "$tmp/badshapes"
+    # a bench.csv alone: the four plots, no shapes plot
+    cp "$FIXTURE" "$tmp/bare/bench.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/bare/bench.csv"
+    check_exit "plots.sh without a shapes.csv" 0 "$rc"
+    check "no shapes.csv, no shapes plot" test ! -e "$tmp/bare/shapes.png"
+    check_not_contains "and no word of one" "$log" "shapes.csv"
+    # shapes.csv given alone, no shapes.txt beside it: M×N×K labels, no leading dimensions
+    cp "$SHAPES_FIXTURE" "$tmp/bare/shapes.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/bare/shapes.csv"
+    check_exit "plots.sh on a shapes.csv" 0 "$rc"
+    check_contains "draws the shapes plot alone" "$log" "$tmp/bare/shapes.{png,svg}"
+    check "the shapes plot is there" test -s "$tmp/bare/shapes.svg"
+    check_file_contains "labels without shapes.txt" "$tmp/bare/shapes.svg" "4096×4096×4096"
+    check_not_contains "no leading dimensions without shapes.txt" "$(cat "$tmp/bare/shapes.svg")" "4096 pad"
+    # one rung only: bars, no points
+    awk -F, 'NR == 1 || $3 == 11' "$SHAPES_FIXTURE" >"$tmp/onerung/shapes.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/onerung/shapes.csv"
+    check_exit "plots.sh on a one-rung shapes.csv" 0 "$rc"
+    check_file_contains "one rung: its bars" "$tmp/onerung/shapes.svg" "rung 11 cp_async"
+    check_not_contains "one rung: no other rung" "$(cat "$tmp/onerung/shapes.svg")" "texld"
+    # a malformed shapes.csv beside a good bench.csv fails make plots, naming the file
+    cp "$FIXTURE" "$tmp/badshapes/bench.csv"
+    sed '3s/,PASS,/,MAYBE,/' "$SHAPES_FIXTURE" >"$tmp/badshapes/shapes.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/badshapes/bench.csv"
+    check_exit "plots.sh refuses a malformed shapes.csv" 1 "$rc"
+    check_contains "and names it" "$log" "$tmp/badshapes/shapes.csv:3: check must be PASS or FAIL"
+    check "no shapes plot from it" test ! -e "$tmp/badshapes/shapes.png"
 }
 
 test_plot_options() {
@@ -178,6 +221,7 @@ main() {
     test_bad_csvs "$tmp"
     test_plots_render "$tmp/out"
     test_plot_options "$tmp"
+    test_shapes_plot "$tmp"
     test_readme_table "$tmp"
     finish
 }

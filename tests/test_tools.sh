@@ -32,22 +32,45 @@ case "$*" in
 esac
 SH
     printf '#!/usr/bin/env bash\necho "No devices were found"\nexit 6\n' >"$T/nogpu/nvidia-smi"
-    printf '#!/usr/bin/env bash\necho "make $*" >>"%s/make.log"\n' "$T" >"$T/gpu/make"
+    # make that logs its arguments, and whether the shape set's CSV was there by then
+    cat >"$T/gpu/make" <<SH
+#!/usr/bin/env bash
+s=""; if [[ -e "$T/results/$GPU_SLUG/shapes.csv" ]]; then s=" (with shapes.csv)"; fi
+echo "make \$*\$s" >>"$T/make.log"
+SH
     # the rungs' sources: comments, __launch_bounds__ and several kernels per file
     printf '/* rung 01: __global__ in a comment is not a kernel(x) */\n__global__ void sgemm_alpha(int m) { (void)m; }\n' >"$T/steps/01_alpha.cu"
     printf '#define T 256\n__global__ void __launch_bounds__(T * 1)\nsgemm_beta(int m) { (void)m; } // __global__ void not_me(\n' >"$T/steps/02_beta.cu"
     printf '__global__ void sgemm_blocktiling_2d(int m) { (void)m; }\n__global__ void\nsgemm_gamma_edge(int m) { (void)m; }\n' >"$T/steps/03_gamma.cu"
-    # a rung binary: one CSV row per size; FAKE_EXIT_<n> sets its exit status
+    # a rung binary: one CSV row per size, or per shape of a --shapes file (whose lines it
+    # checks as the harness does, loosely: exit 2 and "FILE:LINE: ..."); FAKE_EXIT_<n> and
+    # FAKE_SHAPES_EXIT_<n> set its exit status; every call's arguments go to calls.log
     cat >"$T/fake_step" <<'SH'
 #!/usr/bin/env bash
-n=${0##*step}; n=$((10#$n)); sizes="" csv=""
-while (($#)); do case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; esac; shift; done
-code_var=FAKE_EXIT_$n; code=${!code_var:-0}
+echo "${0##*/} $*" >>"${0%/bin/*}/calls.log"
+n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0
+while (($#)); do
+    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; esac
+    shift
+done
+points=()
+if [[ -n $shapes ]]; then
+    [[ -r $shapes ]] || { echo "--shapes $shapes: cannot open" >&2; exit 2; }
+    bad=$(awk '{ sub(/#.*/, "") } NF && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/) { print FILENAME ":" FNR ": bad shape"; exit }' "$shapes")
+    [[ -z $bad ]] || { echo "$bad" >&2; exit 2; }
+    mapfile -t points < <(awk '{ sub(/#.*/, "") } NF { print $1 "," $2 "," $3 }' "$shapes")
+    code_var=FAKE_SHAPES_EXIT_$n
+else
+    for s in ${sizes//,/ }; do points+=("$s,$s,$s"); done
+    code_var=FAKE_EXIT_$n
+fi
+((help)) && exit 0
+code=${!code_var:-0}
 if [[ $code == 77 ]]; then echo "GPU below min_cc" >&2; exit 77; fi
-for s in ${sizes//,/ }; do
+for p in "${points[@]}"; do
     [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj" >"$csv"
-    cut=0; if ((s >= 4096)); then cut=1; fi
-    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$s,$s,$s,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0" >>"$csv"
+    cut=0; if ((${p%%,*} >= 4096)); then cut=1; fi
+    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0" >>"$csv"
 done
 exit "$code"
 SH
@@ -124,6 +147,120 @@ test_sweep() {
     run_capture out rc fake_env PATH="$T/gpu:$PATH" STEPS="1 7" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: STEPS with an unbuilt rung" 1 "$rc"
     check_contains "sweep: names the unbuilt rung" "$out" "step07 is not built"
+}
+
+# The default plan on a longer ladder: the two highest-numbered rungs every 256 up to
+# 8192, the fast rungs below them every 512 (and 256).
+test_sweep_plan() {
+    local out rc csv=$T/results/$GPU_SLUG/bench.csv n
+    mkdir -p "$T/ladder5/bin"
+    for n in 01 02 03 04 05; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none "$ROOT/scripts/sweep.sh"
+    check_exit "plan: five rungs" 0 "$rc"
+    check_contains "plan: 9 + 17 + 17 + 32 + 32 points" "$out" "107 points"
+    check "plan: rung 03 every 512" test "$(rows_of "$csv" 3)" == 17
+    check "plan: rung 03 keeps 256" test "$(awk -F, '$3 == 3 && $5 == 256' "$csv" | wc -l)" == 1
+    check "plan: rung 03 has no 768" test "$(awk -F, '$3 == 3 && $5 == 768' "$csv" | wc -l)" == 0
+    check "plan: rung 04 every 256" test "$(rows_of "$csv" 4)" == 32
+    check "plan: rung 05 every 256" test "$(rows_of "$csv" 5)" == 32
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="3 4" "$ROOT/scripts/sweep.sh"
+    check_exit "plan: STEPS" 0 "$rc"
+    check "plan: the two highest of STEPS every 256" test "$(rows_of "$csv" 3)" == 32
+}
+
+# in_dir DIR COMMAND...: COMMAND run from DIR.
+in_dir() {
+    local dir=$1
+    shift
+    (cd "$dir" && "$@")
+}
+
+# rows_of CSV STEP: the data rows of rung STEP.
+rows_of() {
+    awk -F, -v s="$2" 'NR > 1 && $3 == s' "$1" | wc -l
+}
+
+# The shape set after the square sweep: which rungs, the files, the refusals.
+test_sweep_shapes() {
+    local out rc dir=$T/results/$GPU_SLUG n_default n_fix before
+    n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
+    n_fix=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$FIX/shapes.txt")
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256,1024 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: the default set after the sweep" 0 "$rc"
+    check "shapes: results/<gpu>/shapes.csv" test -s "$dir/shapes.csv"
+    check "shapes: bench.csv's header" test "$(head -n 1 "$dir/shapes.csv")" == "$(head -n 1 "$FIX/bench.csv")"
+    check "shapes: one row per shape of the default set ($n_default)" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
+    check "shapes: on the last rung that ran only (03 exits 77)" test "$(($(wc -l <"$dir/shapes.csv") - 1))" == "$n_default"
+    check_file_contains "shapes: the 65536-deep shape measured" "$dir/shapes.csv" ",1024,1024,65536,"
+    check "shapes: the set copied beside the CSV" cmp -s "$dir/shapes.txt" "$ROOT/shapes/default.txt"
+    check_contains "shapes: the plan names the set" "$out" "then $n_default shapes (shapes/default.txt)"
+    check_contains "shapes: says how it went" "$out" "shapes: rung 02 beta: ok, $n_default shapes"
+    check_contains "shapes: progress line" "$out" "shapes: rung 02 beta | shape "
+    check_file_contains "shapes: the harness's arguments" "$T/calls.log" \
+        "step02 --no-check --quiet --device 0 --budget 0.15 --power 0.1 --shapes $ROOT/shapes/default.txt --csv"
+    check_file_contains "shapes: the set checked before the sweep" "$T/calls.log" "step01 --shapes $ROOT/shapes/default.txt --help"
+    check "shapes: checked first" test "$(head -n 1 "$T/calls.log")" == "step01 --shapes $ROOT/shapes/default.txt --help"
+    check_file_contains "shapes: sweep.log names the set" "$dir/sweep.log" "shapes: shapes/default.txt, $n_default shapes, budget 0.15 s"
+    check_file_contains "shapes: sweep.log has the rung" "$dir/sweep.log" "shapes rung 02 beta: ok"
+    check_file_contains "shapes: sweep.log has the time" "$dir/sweep.log" "shapes_wall_s: "
+    check_file_contains "shapes: sweep.log has the total time" "$dir/sweep.log" "total_wall_s: "
+    check "shapes: make plots after shapes.csv" test "$(tail -n 2 "$T/make.log" | head -n 1)" == "make plots (with shapes.csv)"
+
+    # STEPS: every rung it names; SHAPES relative to where the sweep starts; SHAPE_BUDGET
+    : >"$T/calls.log"
+    run_capture out rc in_dir "$FIX" fake_env PATH="$T/gpu:$PATH" \
+        SWEEP_POST=0 SIZES=512 STEPS="1 3" SHAPES=shapes.txt SHAPE_BUDGET=0.05 "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: STEPS and SHAPES" 0 "$rc"
+    check "shapes: rung 01's rows" test "$(rows_of "$dir/shapes.csv" 1)" == "$n_fix"
+    check "shapes: rung 03's rows" test "$(rows_of "$dir/shapes.csv" 3)" == "$n_fix"
+    check "shapes: not rung 02 (not in STEPS)" test "$(rows_of "$dir/shapes.csv" 2)" == 0
+    check "shapes: SHAPES copied beside the CSV" cmp -s "$dir/shapes.txt" "$FIX/shapes.txt"
+    check_file_contains "shapes: SHAPE_BUDGET and the path from the caller's folder" "$T/calls.log" \
+        "step03 --no-check --quiet --device 0 --budget 0.05 --power 0.1 --shapes $FIX/shapes.txt --csv"
+
+    # SHAPES=none: no shape set; an earlier shapes.csv is left alone
+    before=$(cksum <"$dir/shapes.csv")
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES=none "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: SHAPES=none" 0 "$rc"
+    check_not_contains "shapes: SHAPES=none runs no shape set" "$(cat "$T/calls.log")" "--shapes"
+    check "shapes: SHAPES=none leaves shapes.csv" test "$before" == "$(cksum <"$dir/shapes.csv")"
+
+    # a bad shape set is refused before anything is timed, with the harness's message
+    printf '1 2 3\n4 x 6\n' >"$T/bad_shapes.txt"
+    before=$(cksum <"$dir/bench.csv")
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES="$T/bad_shapes.txt" "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: a bad set fails the sweep" 1 "$rc"
+    check_contains "shapes: with the harness's message" "$out" "SHAPES: the harness refuses the shape set: $T/bad_shapes.txt:2: bad shape"
+    check "shapes: before any timing" test "$(wc -l <"$T/calls.log")" == 1
+    check "shapes: bench.csv untouched" test "$before" == "$(cksum <"$dir/bench.csv")"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES="$T/no_such_set.txt" "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: a missing set fails the sweep" 1 "$rc"
+    check_contains "shapes: and says so" "$out" "SHAPES: $T/no_such_set.txt is not a readable file"
+
+    # a rung failing on the shapes fails the sweep, and keeps bench.csv
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_SHAPES_EXIT_3=3 "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: a failing shape run fails the sweep" 1 "$rc"
+    check_contains "shapes: and says which" "$out" "shapes: rung 03 gamma: FAILED (exit 3)"
+    check "shapes: bench.csv is still written" test "$(rows_of "$dir/bench.csv" 3)" == 1
+
+    # the harness itself (built by make test): a bad shape file is a usage error, exit 2,
+    # refused before it looks for a GPU
+    if [[ -x $ROOT/bin/step01 ]]; then
+        run_capture out rc "$ROOT/bin/step01" --no-check --shapes "$T/bad_shapes.txt"
+        check_exit "harness: a bad shape file exits 2" 2 "$rc"
+        check_contains "harness: naming file and line" "$out" "$T/bad_shapes.txt:2: N 'x' is not an integer in 1..65536"
+        run_capture out rc "$ROOT/bin/step01" --shapes "$T/no_such_set.txt"
+        check_exit "harness: a missing shape file exits 2" 2 "$rc"
+        check_contains "harness: says it cannot open it" "$out" "--shapes $T/no_such_set.txt: cannot open: No such file or directory"
+        run_capture out rc "$ROOT/bin/step01" --shapes "$ROOT/shapes/default.txt" --help
+        check_exit "harness: reads the default set" 0 "$rc"
+        check_contains "harness: --shapes in the usage" "$out" "--shapes FILE"
+    else
+        echo "skip: the harness on bad shape files (no bin/step01: make step=1)"
+    fi
 }
 
 test_inspect_host() {
@@ -231,6 +368,8 @@ main() {
     trap cleanup EXIT
     make_fakes
     test_sweep
+    test_sweep_shapes
+    test_sweep_plan
     test_inspect_host
     test_inspect_gpu
     test_profile_table
