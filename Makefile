@@ -46,7 +46,7 @@ STEP_BINS := $(addprefix $(BIN)/step,$(STEP_NUMS))
 
 HARNESS_SRCS := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_OBJS := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRCS))
-COMMON_OBJS  := $(BUILD)/common/sgemm_common.o
+COMMON_OBJS  := $(BUILD)/common/sgemm_common.o $(BUILD)/common/sgemm_workspace.o
 # The host tests link only the parts that need no GPU.
 PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o)
 
@@ -78,11 +78,11 @@ $(BUILD)/gencode.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
 
-$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h $(BUILD)/gencode.txt
+$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh $(BUILD)/gencode.txt
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h $(BUILD)/gencode.txt
+$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h $(BUILD)/gencode.txt
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/common/$*.log $(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -102,22 +102,6 @@ $(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(patsubst steps/%.cu,$(BUILD)/ste
 	@$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach n,$(STEP_NUMS),$(eval $(call STEP_BIN_RULE,$(n))))
-
-# Rung 11 again, built with -DCLUSTER_SPLIT=0: on sm_90 the rung adds split-K slices up
-# through clusters, so this build is how a GPU test machine checks the global-memory split-K
-# that GPUs before sm_90 take (the GPU tests run every bin/step*).
-ifneq ($(wildcard steps/11_*.cu),)
-GLOBAL_SPLIT_BIN := $(BIN)/step11-global-split
-$(BUILD)/variants/11_global_split.o: $(wildcard steps/11_*.cu) common/step.h common/sgemm_common.h $(BUILD)/gencode.txt
-	@mkdir -p $(@D)
-	@echo "  NVCC  $< (-DCLUSTER_SPLIT=0)"
-	@scripts/logged.sh $(BUILD)/variants/11_global_split.log $(NVCC) $(NVCCFLAGS) -DCLUSTER_SPLIT=0 -c $< -o $@
-$(GLOBAL_SPLIT_BIN): $(BUILD)/harness/main_11.o $(BUILD)/variants/11_global_split.o $(HARNESS_OBJS) $(COMMON_OBJS)
-	@mkdir -p $(@D)
-	@echo "  LINK  $@"
-	@$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
-all: $(GLOBAL_SPLIT_BIN)
-endif
 
 run: $(STEP_BIN)
 	$(if $(STEP_BIN),,$(error run needs step=N, e.g. make step=1 run))
@@ -157,6 +141,29 @@ host-tests: deps $(TEST_BINS)
 gpu-tests: all
 	@tests/gpu_tests.sh $(STEP_BINS)
 
+# ---- launch-contract tests (begin) ------------------------------------------------------------
+# $(BUILD)/tests/contract_NN: tests/gpu_contract.c linked with rung NN alone (like bin/stepNN,
+# without the harness or cuBLAS). tests/gpu_tests.sh runs it beside bin/stepNN: the process's
+# first launch captured into a CUDA graph, four streams and two host threads at once, each
+# bit-identical to sequential launches.
+#
+CONTRACT_BINS := $(addprefix $(BUILD)/tests/contract_,$(STEP_NUMS))
+
+$(BUILD)/tests/contract_%.o: tests/gpu_contract.c common/step.h
+	@mkdir -p $(@D)
+	@echo "  CC    $< (rung $*)"
+	@scripts/logged.sh $(BUILD)/tests/contract_$*.log $(CC) $(CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
+
+define CONTRACT_BIN_RULE
+$(BUILD)/tests/contract_$(1): $(BUILD)/tests/contract_$(2).o $(3) $(COMMON_OBJS)
+	@echo "  LINK  $$@"
+	@$$(NVCC) $$(GENCODE) -o $$@ $$^ -lpthread
+endef
+$(foreach n,$(STEP_NUMS),$(eval $(call CONTRACT_BIN_RULE,$(n),$(n),$(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(n)_*.cu)))))
+
+all: $(CONTRACT_BINS)
+# ---- launch-contract tests (end) --------------------------------------------------------------
+
 # ---- look inside a rung
 diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN))
 	$(if $(NN),,$(error $@ needs step=N, e.g. make step=5 $@))
@@ -177,9 +184,9 @@ help:
 	@echo "sgemm-ladder: a CUDA SGEMM ladder, each rung checked against and timed beside cuBLAS"
 	@echo ""
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
-	@echo "  make step=N run        build rung N (1..11), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
+	@echo "  make step=N run        build rung N (1..14), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
-	@echo "  make all               build every rung (and bin/step11-global-split: rung 11 without clusters)"
+	@echo "  make all               build every rung (and the launch-contract tests)"
 	@echo "  make step=N diff       what rung N changes from rung N-1"
 	@echo "  make step=N sass|ptx   the rung's machine code / PTX"
 	@echo "  make step=N regs       registers, shared memory, spills per kernel"

@@ -126,18 +126,18 @@ int check_matrix(struct check_case *cases, int max)
                         product("alpha and beta", scalar_shapes[s][0], scalar_shapes[s][1],
                                 scalar_shapes[s][2], pairs[p], exact));
     /* Many tiles: more 128x256 tiles than SMs, and not a whole number of rounds (153 and 165 on
-     * 132 SMs, 153 and 165 on 108 too), so rung 11 shares K out between blocks (stream-K, or
-     * on 132 SMs a split tail for 2 of the 3): split tiles, a partial first K tile, B copied
+     * 132 SMs, 153 and 165 on 108 too), so rung 13 shares K out between blocks (stream-K):
+     * split tiles, a partial first K tile, B copied
      * 16 or 4 bytes at a time, padded rows. */
     static const int many_tiles[][3] = {{2049, 2300, 300}, {1100, 4100, 1001}, {4100, 1030, 77}};
     n = add_shapes(cases, n, max, "many tiles: stream-K", many_tiles, COUNT(many_tiles));
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */
     n = add(cases, n, max, product("many tiles: stream-K", 4096, 4096, 64, pairs[1], 0));
-    /* 232 tiles: on 132 SMs one round whole, then 100 cut unevenly along K (rung 11's uneven
-     * tail: long pieces into C with beta, short ones on a second stream, added after). */
-    n = add(cases, n, max, product("many tiles: uneven tail", 14848, 512, 1024, pairs[1], 0));
+    /* 232 tiles: on 132 SMs one round whole and 100 more: rung 13 shares them all out
+     * (stream-K, no whole rounds before), beta != 0. */
+    n = add(cases, n, max, product("many tiles: stream-K", 14848, 512, 1024, pairs[1], 0));
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
-     * cut, so rung 11 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
+     * cut, so rung 13 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
     static const int few_tiles[][3] = {{200, 300, 999}, {64, 128, 64}, {700, 600, 2001}};
     n = add_shapes(cases, n, max, "few tiles: split-K", few_tiles, COUNT(few_tiles));

@@ -2,6 +2,8 @@
 # gpu_tests.sh RUNG_BINARIES...: the tests that need a GPU.
 #   - every rung through the whole check matrix (bin/stepNN --check)
 #   - compute-sanitizer memcheck, racecheck and synccheck clean on small odd shapes
+#   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
+#     host threads at once, bit-identical to sequential launches
 # Exits 77 (a visible skip) when there is no GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,14 +26,13 @@ one_rung() {
   local bin=$1 name status bad=0
   # Shapes that are multiples of nothing: edge tiles in every dimension, misaligned rows.
   # tile-aligned ones (K % 8 == 0), which take the fast paths (rung 10: texture loads),
-  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 11: stream-K, split tiles),
-  # and one with few tiles and a long K (rung 11: split-K, 9 tiles x 6 slices, a partial K tile).
+  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 13: stream-K),
+  # and one with few tiles and a long K (rung 13: split-K, a partial K tile).
   local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
-  # Rung 11 only (the early rungs would take minutes under the sanitizers): a C whose last
-  # round of 128x256 tiles is more than half busy, the uneven tail (on 132 SMs: 132 whole
-  # tiles + 100 cut in two, the short pieces in 4 waves on a second stream).
-  case "$name" in step11*) shapes="$shapes --mnk 14848,512,1024" ;; esac
+  # Rungs 13-14 only (the early rungs would take minutes under the sanitizers): 232 tiles of
+  # 128x256, all shared out by stream-K on 132 SMs.
+  case "$name" in step1[34]*) shapes="$shapes --mnk 14848,512,1024" ;; esac
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
   status=$?
   if [ "$status" -eq 77 ]; then
@@ -56,10 +57,63 @@ one_rung() {
       echo "ok   $name $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logdir/$name.$tool.log" | head -n 1)"
     fi
   done
+  contract_tests "$name" || bad=1
   return "$bad"
 }
-export -f one_rung
-export sanitizer logdir
+
+# ---- the launch contract (tests/gpu_contract.c, built as build/tests/contract_NN) -------------
+# A launch never synchronizes and never allocates while its stream is capturing, and several
+# streams or host threads at once give the same bits as one after another. Every run is a
+# fresh process: in `capture` mode the rung's first launch of the process is the captured one.
+# Shapes (on a 132-SM H100/H200, for the last rung): few tiles and a long K (split-K), 64x128
+# whole tiles, 128x256 whole tiles, 200 tiles of 128x256 (stream-K), odd sizes, a short K.
+contract_dir=${GPU_CONTRACT_DIR:-build/tests}
+contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
+contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64"
+# Rungs 01-04 are slow at the large sizes: the small shapes only.
+contract_small_shapes="256x256x4096 1000x1000x999"
+
+# contract_tests NAME: runs build/tests/contract_<NAME without "step"> in every mode at every
+# shape; prints an ok line per mode, a FAIL line per failing run; returns non-zero on failure.
+contract_tests() {
+  local name=$1 bin mode shape log status passed line bad=0
+  bin=$contract_dir/contract_${name#step}
+  if [ ! -x "$bin" ]; then
+    case "$name" in
+      *-*) echo "skip $name contract: $bin is not built for this variant"; return 0 ;;
+      *) echo "FAIL $name contract: $bin is not built"; return 1 ;;
+    esac
+  fi
+  local shapes=$contract_shapes
+  case "$name" in step0[1-4] | step0[1-4]-*) shapes=$contract_small_shapes ;; esac
+  for mode in capture streams threads; do
+    passed=""
+    for shape in $shapes; do
+      log=$logdir/$name.contract.$mode.$shape.log
+      # shellcheck disable=SC2086
+      timeout -k 10 "$contract_timeout" "$bin" "$mode" ${shape//x/ } >"$log" 2>&1
+      status=$?
+      line=$(grep -E '^(ok|FAIL|skip) ' "$log" | tail -n 1)
+      case $status in
+        0) passed="$passed $shape" ;;
+        77)
+          echo "skip $name contract: ${line#skip }"; [ -n "$line" ] || tail -n 1 "$log"
+          return "$bad"
+          ;;
+        124 | 137) echo "FAIL $name contract $mode $shape: no result after ${contract_timeout}s (a hang?)"; bad=1 ;;
+        *)
+          echo "FAIL $name contract $mode $shape (exit $status): ${line#"FAIL $mode $shape: "}"
+          [ -n "$line" ] || tail -n 5 "$log" | sed 's/^/    /'
+          bad=1
+          ;;
+      esac
+    done
+    [ -n "$passed" ] && echo "ok   $name contract $mode:$passed"
+  done
+  return "$bad"
+}
+export -f one_rung contract_tests
+export sanitizer logdir contract_dir contract_timeout contract_shapes contract_small_shapes
 
 for bin in "$@"; do
   [ -x "$bin" ] || { echo "FAIL: $bin is not built"; exit 1; }

@@ -1,0 +1,33 @@
+/*
+ * sgemm_workspace.h - scratch memory in device memory for the rungs that need some (partial
+ * sums of split-K and stream-K), kept per (device, stream).
+ *
+ * Launches on one stream run in order, so they may share a workspace; launches on two streams
+ * may run at once, so they get two (as cuBLAS keeps one per stream). A workspace is made by
+ * the first call that asks for it on that stream, zero-filled on the stream, and kept until
+ * the process ends: a launcher never waits for the GPU, so it cannot know when freeing would
+ * be safe, and a captured CUDA graph may use it at any later time. It is never made while
+ * the stream is capturing: then the call gets NULL, as it does when the table of workspaces
+ * is full or the stream's workspace is smaller than asked, and the rung takes a plan that
+ * needs none. A rung that uses it must leave it as it found it where that matters (every
+ * flag it raises cleared again), so that the next launch on the stream finds it clean.
+ */
+#ifndef SGEMM_LADDER_WORKSPACE_H
+#define SGEMM_LADDER_WORKSPACE_H
+
+#include <stddef.h>
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* *out := the workspace of `stream` on the current device, at least `bytes` long (made now if
+ * the stream has none and is not capturing), or NULL. Safe from concurrent host threads. */
+cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes, void **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SGEMM_LADDER_WORKSPACE_H */

@@ -1,0 +1,431 @@
+/*
+ * Rung 12 - the order of the FFMAs: the same 128 multiply-adds per k step, in an order that
+ * lets the operand reuse cache serve them.
+ *
+ * What changes from rung 11
+ *   Only the order of the 128 FFMAs of a k step (FFMA_ORDER_16x8, used in tile_product()).
+ *   Each accumulator still adds k = 0, 1, ..., K-1 in order, so the floats in C are the same;
+ *   what changes is the machine code: ptxas schedules the loop and allocates its registers
+ *   from the order it is given.
+ *
+ * Why the hardware rewards it: register banks and the operand reuse cache
+ *   An FFMA reads three registers. The register file has banks (on sm_90, two per
+ *   scheduler's slice: a register's bank is its number mod 2 in the published
+ *   microbenchmarks), and an instruction whose sources collide in a bank waits a cycle to
+ *   read them: in Nsight Compute a "dispatch stall". Each source slot also has a small
+ *   operand reuse cache: an operand marked .reuse in SASS is kept for the next instruction
+ *   that reads the same register in the same slot, and is not read from the file again.
+ *   Rung 11's row-by-row order (acc[i][0..7] += a[i] * b[0..7]) reuses a[i] seven times in a
+ *   row, then switches. Column by column with the rows snaking down and up (the
+ *   "serpentine" order of CUTLASS's warp-level FFMA loops), every FFMA shares an operand with
+ *   the one before it, at the turns too, so ptxas can mark most of them .reuse: fewer reads
+ *   from the banks, fewer conflicts. Measured on an H200 at 4096: the dispatch stalls sampled
+ *   on the FFMAs fell from 0.22 to 0.15 per instruction, +6-7% over the row-by-row order.
+ *
+ * The order is measured, not derived
+ *   Which column comes first, and in which order the rows run down it, changes nothing in
+ *   the sums and everything in the schedule. 160 random serpentine-like orders ran from 0.91
+ *   to 1.03x cuBLAS at 4096 on an H200; none of the static counts tried (register reads,
+ *   bank conflicts, how early each LDS.128 issues) ranks them. The order below is the
+ *   fastest of them, with rows 10 and 12 then swapped (the best of 52 neighbours on an H100):
+ *   +2.0-2.3% at 2048, 4096 and 8192 over the plain serpentine (columns 0..7, rows 0..15
+ *   down and up). It is tuned to this compiler (CUDA 13.0); another ptxas may schedule it
+ *   differently, and results/notes/step_12.md keeps the plain serpentine for comparison.
+ *
+ * Prediction: +5-8% over rung 11 at 2048-8192 (the dispatch stalls of the row-by-row order
+ * are ~0.22 cycles per instruction, the serpentine's ~0.15).
+ *
+ * Measured: see the end of results/notes/step_12.md (filled from `make step=12 run`).
+ */
+#include <stdint.h>
+
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+#include "../common/cp_async.cuh" /* cp_async_4, cp_async_16, commit, wait */
+
+/* ---- The tile ------------------------------------------------------------------------------ */
+#define BK        8  /* K depth of one shared-memory tile */
+#define WARPS_M   2  /* warps stacked along M in a block */
+#define WARP_N    64 /* cols of C one warp computes */
+#define LANES_M   4  /* a warp's 32 lanes form a 4 x 8 grid over its warp tile */
+#define LANES_N   8
+#define SUB       4 /* a thread's C is made of SUB x SUB sub-tiles, each read with LDS.128 */
+#define SUB_N     2 /* sub-tiles per thread along N, LANES_N*SUB = 32 cols apart */
+#define TN        (SUB_N * SUB) /* 8 cols of C per thread */
+#define TM_MAX    16 /* rows of C per thread */
+#define A_PAD     4  /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
+#define A_ROWS    4  /* rows of A each thread copies per K tile, one float each */
+
+/* 128x256, 8 warps (2 x 4) of 64x64, 16x8 of C per thread, 3 stages. */
+#define L_WARPS_N 4
+#define L_SUB_M   4
+#define L_STAGES  3
+#define L_BM      (WARPS_M * LANES_M * SUB * L_SUB_M) /* 128 */
+#define L_BN      (L_WARPS_N * WARP_N)                /* 256 */
+#define L_THREADS (32 * WARPS_M * L_WARPS_N)          /* 256 */
+
+/* One pipeline stage: a_tile[BK][BM + A_PAD] (A transposed) then b_tile[BK][BN]. */
+#define STAGE_FLOATS(bm, bn)       (BK * ((bm) + A_PAD) + BK * (bn))
+#define SMEM_BYTES(stages, bm, bn) ((stages)*STAGE_FLOATS(bm, bn) * (int)sizeof(float))
+
+struct gemm_args {
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    float *C;
+    int ldc;
+};
+
+/* The shape of the kernel, constant at every call (everything below is inlined into it), so
+ * every loop is unrolled and every array lives in registers.
+ *   warps_n: warps along N;  sub_m: 4x4 sub-tiles per thread along M;
+ *   stages: K tiles resident in shared memory;
+ *   b16: 1 when B may be copied 16 bytes at a time (ldb % 4 == 0, N % 4 == 0, aligned) */
+struct shape {
+    int warps_n, sub_m, stages, b16;
+};
+
+/* Everything from here to the kernel is sm_80+ device code: cp.async does not exist below. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+/* ---- Where each thread copies from and to -------------------------------------------------- */
+struct copy_plan {
+    const float *a_src[A_ROWS]; /* this thread's A float in each of its rows, next K tile */
+    const float *b_src;         /* this thread's first B float, next K tile */
+    long long b_row_gap;        /* floats between this thread's B rows */
+    long long b_tile_step;      /* floats from one K tile of B to the next: BK * ldb */
+    int a_bytes[A_ROWS];        /* 4, or 0 for a row below M: zero-fill, nothing read */
+    int b_bytes;                /* b16: 1 if the 16-byte segment is inside N, else 0; b4: 4 or 0 */
+    unsigned a_dst, b_dst;      /* shared addresses of this thread's first A, B float (stage 0) */
+};
+
+#define A_ROW_STEP(threads)          ((threads) / BK)
+#define B_LOADS(b16, bn, threads)    ((b16) ? BK * (bn) / (4 * (threads)) : BK * (bn) / (threads))
+#define B_ROW_STEP(b16, bn, threads) (BK / B_LOADS(b16, bn, threads))
+
+/* This thread's copies of one FULL K tile into the stage at byte offset `stage`; the sources
+ * then step on to the next K tile. */
+static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned stage, int bn,
+                                                 int threads, int b16)
+{
+#pragma unroll
+    for (int i = 0; i < A_ROWS; ++i) {
+        cp_async_4(p->a_dst + stage + 4u * (unsigned)(i * A_ROW_STEP(threads)), p->a_src[i],
+                   p->a_bytes[i]);
+        p->a_src[i] += BK;
+    }
+#pragma unroll
+    for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
+        const unsigned dst =
+            p->b_dst + stage + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
+        if (b16)
+            cp_async_16(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
+        else
+            cp_async_4(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
+    }
+    p->b_src += p->b_tile_step;
+}
+
+/* The fragments of one k step: 16 (or 8) values of A's column, 8 of B's row, by LDS.128. */
+static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, const float *a_k,
+                                                  const float *b_k, int sub_m)
+{
+#pragma unroll
+    for (int s = 0; s < sub_m; ++s) { /* sub-tile s: rows 16*s + 0..3 of the warp tile */
+        const float4 v = *(const float4 *)(a_k + s * LANES_M * SUB);
+        frag_a[4 * s + 0] = v.x;
+        frag_a[4 * s + 1] = v.y;
+        frag_a[4 * s + 2] = v.z;
+        frag_a[4 * s + 3] = v.w;
+    }
+#pragma unroll
+    for (int q = 0; q < SUB_N; ++q) { /* sub-tile q: cols 32*q + 0..3 of the warp tile */
+        const float4 v = *(const float4 *)(b_k + q * LANES_N * SUB);
+        frag_b[4 * q + 0] = v.x;
+        frag_b[4 * q + 1] = v.y;
+        frag_b[4 * q + 2] = v.z;
+        frag_b[4 * q + 3] = v.w;
+    }
+}
+
+/* The thread's patch of C inside a tile: rows row0 + 16*s + 0..3 (s < sub_m), cols
+ * col0 + 32*q + 0..3 . */
+static __device__ __forceinline__ void thread_patch(struct shape sh, int *row0, int *col0)
+{
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int tid = threadIdx.x;
+    const int lane = tid % 32, warp = tid / 32;
+    const int warp_m = warp / sh.warps_n, warp_n = warp % sh.warps_n;
+    const int lane_m = (lane / 2) % LANES_M;
+    const int lane_n = (lane / 8) * 2 + lane % 2;
+    *row0 = warp_m * (bm / WARPS_M) + lane_m * SUB;
+    *col0 = warp_n * WARP_N + lane_n * SUB;
+}
+
+/* C[row][col .. col+3] := alpha * v + beta * C, as a float4 where ldc, C and the columns
+ * allow, else float by float inside N. beta == 0 never reads C. */
+static __device__ __forceinline__ void store_c4(const struct gemm_args *g, float *c_row, int col,
+                                                int cols_left, int c_vec, const float *v)
+{
+    const float alpha = g->alpha, beta = g->beta;
+    if (c_vec && col + 3 < cols_left) {
+        float4 *c4 = (float4 *)(c_row + col);
+        float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+        if (beta != 0.0f) {
+            const float4 old = *c4;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
+        }
+        *c4 = out;
+    } else {
+#pragma unroll
+        for (int c = 0; c < SUB; ++c) {
+            if (col + c < cols_left) {
+                float *cp = c_row + col + c;
+                *cp = (beta == 0.0f) ? alpha * v[c] : alpha * v[c] + beta * *cp;
+            }
+        }
+    }
+}
+
+/* The epilogue: C := alpha*acc + beta*C straight from registers . */
+static __device__ __forceinline__ void store_c(struct shape sh, const struct gemm_args *g,
+                                               int tile_m, int tile_n, int row0, int col0,
+                                               float acc[TM_MAX][TN])
+{
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
+    const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
+#pragma unroll
+    for (int s = 0; s < sh.sub_m; ++s) {
+#pragma unroll
+        for (int r = 0; r < SUB; ++r) {
+            const int row = row0 + s * LANES_M * SUB + r;
+            if (row >= rows_left)
+                continue;
+            float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
+#pragma unroll
+            for (int q = 0; q < SUB_N; ++q)
+                store_c4(g, c_row, col0 + q * LANES_N * SUB, cols_left, c_vec,
+                         &acc[s * SUB + r][q * SUB]);
+        }
+    }
+}
+
+/* NEW: the 128 FFMAs of one k step, in the order measured fastest (see the header):
+ * X(i, j) is acc[i][j] += frag_a[i] * frag_b[j]. Columns 1, 6, 0, 3, 4, 5, 7, 2, the 16 rows
+ * of each in one fixed order, reversed every other column. */
+#define FFMA_ORDER_16x8                                                                            \
+    X(11, 1) X(15, 1) X(12, 1) X(10, 1) X(13, 1) X(6, 1) X(4, 1) X(7, 1)                           \
+    X(1, 1) X(9, 1) X(14, 1) X(2, 1) X(3, 1) X(5, 1) X(8, 1) X(0, 1)                               \
+    X(0, 6) X(8, 6) X(5, 6) X(3, 6) X(2, 6) X(14, 6) X(9, 6) X(1, 6)                               \
+    X(7, 6) X(4, 6) X(6, 6) X(13, 6) X(10, 6) X(12, 6) X(15, 6) X(11, 6)                           \
+    X(11, 0) X(15, 0) X(12, 0) X(10, 0) X(13, 0) X(6, 0) X(4, 0) X(7, 0)                           \
+    X(1, 0) X(9, 0) X(14, 0) X(2, 0) X(3, 0) X(5, 0) X(8, 0) X(0, 0)                               \
+    X(0, 3) X(8, 3) X(5, 3) X(3, 3) X(2, 3) X(14, 3) X(9, 3) X(1, 3)                               \
+    X(7, 3) X(4, 3) X(6, 3) X(13, 3) X(10, 3) X(12, 3) X(15, 3) X(11, 3)                           \
+    X(11, 4) X(15, 4) X(12, 4) X(10, 4) X(13, 4) X(6, 4) X(4, 4) X(7, 4)                           \
+    X(1, 4) X(9, 4) X(14, 4) X(2, 4) X(3, 4) X(5, 4) X(8, 4) X(0, 4)                               \
+    X(0, 5) X(8, 5) X(5, 5) X(3, 5) X(2, 5) X(14, 5) X(9, 5) X(1, 5)                               \
+    X(7, 5) X(4, 5) X(6, 5) X(13, 5) X(10, 5) X(12, 5) X(15, 5) X(11, 5)                           \
+    X(11, 7) X(15, 7) X(12, 7) X(10, 7) X(13, 7) X(6, 7) X(4, 7) X(7, 7)                           \
+    X(1, 7) X(9, 7) X(14, 7) X(2, 7) X(3, 7) X(5, 7) X(8, 7) X(0, 7)                               \
+    X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2)                               \
+    X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(10, 2) X(12, 2) X(15, 2) X(11, 2)
+
+
+static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
+                                                    int tile)
+{
+    const int threads = 32 * WARPS_M * sh.warps_n;
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_N;
+    const int a_ld = bm + A_PAD;
+    const int stages = sh.stages, b16 = sh.b16;
+    const int tm = sh.sub_m * SUB;
+
+    extern __shared__ float4 smem_f4[]; /* float4: the stages start 16-byte aligned */
+    float *smem = (float *)smem_f4;
+    const unsigned smem_addr = (unsigned)__cvta_generic_to_shared(smem);
+
+    const int tiles_n = (g->N - 1) / bn + 1;
+    const int tile_m = tile / tiles_n, tile_n = tile % tiles_n; /* row by row */
+    const int rows_left = g->M - tile_m * bm; /* >= 1: rows of C in this tile (if < bm) */
+    const int cols_left = g->N - tile_n * bn; /* >= 1 */
+    const int tid = threadIdx.x;
+
+    /* Copy plan (rung 11): A[row][kk] -> a_tile[kk][row], 4 bytes per copy, 4 rows per
+     * thread; B 16 bytes per copy (b16) or 4. Rows below M and columns right of N copy 0
+     * bytes from a pointer kept inside the operand. */
+    struct copy_plan p;
+    const int a_row = tid / BK, a_kk = tid % BK;
+    const float *a_row_ptr[A_ROWS]; /* A[row][0] of each of this thread's rows */
+#pragma unroll
+    for (int i = 0; i < A_ROWS; ++i) {
+        const int row = a_row + i * A_ROW_STEP(threads);
+        const int inside = row < rows_left;
+        a_row_ptr[i] = g->A + (size_t)(tile_m * bm + (inside ? row : 0)) * g->lda;
+        p.a_bytes[i] = inside ? 4 : 0;
+    }
+    p.a_dst = smem_addr + 4u * (unsigned)(a_kk * a_ld + a_row);
+    int b_col, b_kr;
+    if (b16) {
+        b_col = 4 * (tid % (bn / 4));
+        b_kr = tid / (bn / 4);
+        p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
+    } else {
+        b_col = tid % bn;
+        b_kr = tid / bn; /* 0: bn == threads in both tiles */
+        p.b_bytes = b_col < cols_left ? 4 : 0;
+    }
+    const float *b_col_ptr = g->B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);
+    p.b_dst = smem_addr + 4u * (unsigned)(BK * a_ld + b_kr * bn + b_col);
+    p.b_row_gap = (long long)B_ROW_STEP(b16, bn, threads) * g->ldb;
+    p.b_tile_step = (long long)BK * g->ldb;
+
+    int row0, col0;
+    thread_patch(sh, &row0, &col0);
+    const float *a_frag = smem + row0;             /* + stage + k*a_ld + 16*s */
+    const float *b_frag = smem + BK * a_ld + col0; /* + stage + k*bn + 32*q */
+
+    float acc[TM_MAX][TN];
+#pragma unroll
+    for (int i = 0; i < tm; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+    float frag_a[2][TM_MAX], frag_b[2][TN]; /* [k & 1]: one in use, one being loaded */
+
+    const int K = g->K;
+    const int j0 = 0, j1 = (K - 1) / BK + 1; /* K tiles */
+    const int k_first = (K % BK == 0) ? 0 : K % BK - BK;
+    const unsigned stage_bytes = 4u * (unsigned)STAGE_FLOATS(bm, bn);
+    const unsigned last_stage = (unsigned)(stages - 1) * stage_bytes;
+
+    /* ---- prologue: K tiles j0 .. j0+stages-2 in flight, one commit group per tile ---- */
+    {
+        /* Tile 0 by hand: a slot with k < 0 copies 0 bytes from a pointer clamped to k = 0. */
+        const int k = k_first + a_kk;
+#pragma unroll
+        for (int i = 0; i < A_ROWS; ++i) {
+            cp_async_4(p.a_dst + 4u * (unsigned)(i * A_ROW_STEP(threads)),
+                       a_row_ptr[i] + max(k, 0), k >= 0 ? p.a_bytes[i] : 0);
+            p.a_src[i] = a_row_ptr[i] + (k + BK); /* tile 1: k + 8 >= 1 */
+        }
+#pragma unroll
+        for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
+            const int kb = k_first + b_kr + j * B_ROW_STEP(b16, bn, threads);
+            const unsigned dst = p.b_dst + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
+            const float *src = b_col_ptr + (long long)max(kb, 0) * g->ldb;
+            if (b16)
+                cp_async_16(dst, src, kb >= 0 ? p.b_bytes : 0); /* k < 0: zero-fill */
+            else
+                cp_async_4(dst, src, kb >= 0 ? p.b_bytes : 0);
+        }
+        p.b_src = b_col_ptr + (long long)(k_first + BK + b_kr) * g->ldb; /* tile 1 */
+    }
+    cp_async_commit();
+#pragma unroll
+    for (int s = 1; s < stages - 1; ++s) {
+        if (j0 + s < j1)
+            copy_tile(&p, (unsigned)s * stage_bytes, bn, threads, b16);
+        cp_async_commit(); /* an empty group when the range is short: the counting stays uniform */
+    }
+    cp_async_wait(stages - 2);
+    __syncthreads();
+    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m);
+
+    unsigned read_stage = 0;           /* byte offset of the stage holding tile t */
+    unsigned write_stage = last_stage; /* byte offset of the stage receiving tile t+stages-1 */
+
+    for (int t = j0; t < j1; ++t) {
+        if (t + stages - 1 < j1)
+            copy_tile(&p, write_stage, bn, threads, b16);
+        cp_async_commit();
+        write_stage = (write_stage == last_stage) ? 0u : write_stage + stage_bytes;
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            const int cur = k % 2, nxt = cur ^ 1;
+            int next_k = k + 1;
+            if (k == BK - 1) {
+                cp_async_wait(stages - 2);
+                __syncthreads();
+                read_stage = (read_stage == last_stage) ? 0u : read_stage + stage_bytes;
+                next_k = 0;
+            }
+            const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
+            const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
+            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m);
+            /* NEW: the 128 FFMAs in the measured order (FFMA_ORDER_16x8 above) */
+#define X(i, j) acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
+            FFMA_ORDER_16x8
+#undef X
+        }
+    }
+    cp_async_wait_all(); /* only empty groups can be left; leave nothing in flight anyway */
+
+    store_c(sh, g, tile_m, tile_n, row0, col0, acc);
+}
+
+#endif /* sm_80+ device code */
+
+/* Block b computes C tile b. One block of 256 threads per SM: 128 accumulators + 48 fragment
+ * floats need ~214 registers. Below sm_80 it traps; the launcher never gets there. */
+template <int B16>
+__global__ void __launch_bounds__(L_THREADS, 1)
+    sgemm_ffma_order(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                     int ldb, float beta, float *C, int ldc)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16};
+    tile_product(sh, &g, (int)blockIdx.x);
+#elif defined(__CUDA_ARCH__)
+    __trap();
+#endif
+}
+
+/* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
+static long long ceil_div(long long a, long long b)
+{
+    return (a - 1) / b + 1;
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
+    if (err != cudaSuccess || done)
+        return err;
+    if (sgemm_current_cc() < 80)
+        return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
+
+    /* 16-byte copies of B need 16-byte aligned row starts (ldb % 4 == 0, B aligned) and
+     * N % 4 == 0, so that no 4-float segment straddles column N; otherwise 4-byte copies. */
+    const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
+    /* One 1-D grid, a block per tile: C spans <= INT_MAX floats, so the count fits gridDim.x
+     * and no row slabs are needed. 37,248 bytes of dynamic shared memory: under the 48 KB
+     * that needs no opt-in. */
+    const long long tiles = ceil_div(M, L_BM) * ceil_div(N, L_BN);
+    const int smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
+    if (b16)
+        sgemm_ffma_order<1><<<(unsigned)tiles, L_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B,
+                                                                    ldb, beta, C, ldc);
+    else
+        sgemm_ffma_order<0><<<(unsigned)tiles, L_THREADS, smem, stream>>>(M, N, K, alpha, A, lda, B,
+                                                                    ldb, beta, C, ldc);
+    return cudaGetLastError();
+}
+
+extern "C" const struct step step_12 = {
+    12, "ffma_order", "FFMA order: the operand reuse cache and register banks", 80, launch,
+};

@@ -1,0 +1,612 @@
+/*
+ * gpu_contract.c - holds one rung to the launch contract of common/step.h:
+ *   - a launch never synchronizes and never allocates while its stream is capturing, so the
+ *     first launch of a process may be captured into a CUDA graph, and the graph replayed;
+ *   - launches on several streams at once, and from several host threads at once, give the
+ *     same bits as the same launches made one after another.
+ *
+ * Usage: contract_NN capture|streams|threads M N K
+ *   capture  the rung's first launch in this process is captured (cudaStreamCaptureModeGlobal)
+ *            into a graph; the capture must stay valid, the graph is replayed four times and a
+ *            direct launch follows; all agree bit for bit.
+ *   streams  four problems on four non-blocking streams, three rounds issued to all four
+ *            before any synchronization (the last two held back behind a host gate, so a
+ *            launch that waits for the GPU is seen), against the same problems run one after
+ *            another on one stream before.
+ *   threads  two host threads, each with its own stream and problem, start together and
+ *            launch four times each (these are the first launches of the process); against
+ *            the same problems run one after another on one stream afterwards.
+ * The inputs are small integers and alpha = 2, beta = -1, so every result is exact whatever
+ * the order of the sums (split-K, stream-K): a difference of one bit is a wrong value, never
+ * rounding. Sampled entries (whole rows and columns among them) are also checked against the
+ * exact result computed on the host.
+ *
+ * Prints one line, "ok <mode> MxNxK: ..." or "FAIL <mode> MxNxK: <reason>", and exits 0 or 1;
+ * 2 for a usage error; 3 when CUDA cannot start (other than no device); 77 (a skip) when
+ * there is no CUDA device or the device is below the rung's compute capability.
+ *
+ * Built once per rung with -DSTEP_SYMBOL=step_NN and linked with that rung's object.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "../common/step.h"
+
+#ifndef STEP_SYMBOL
+#error "build with -DSTEP_SYMBOL=step_NN"
+#endif
+
+extern const struct step STEP_SYMBOL;
+
+/* C := ALPHA_INT * A * B + BETA_INT * C: both exact in float, and applying it twice with
+ * beta = -1 gives C back (C -> 2AB - C -> C), which the back-to-back replays use. */
+#define ALPHA_INT 2
+#define BETA_INT (-1)
+
+#define MAX_DIM 65536          /* M, N */
+#define MAX_K 1000000          /* |2AB - C| <= 12 K + 5 stays below 2^24: exact in float */
+#define MAX_ELEMS (1L << 28)   /* floats per operand */
+#define STREAMS 4
+#define STREAM_ROUNDS 3
+#define THREADS 2
+#define THREAD_ROUNDS 4
+#define GATE_SECONDS 10        /* how long the gate holds a stream before it gives up */
+#define SAMPLES 1024           /* scattered entries checked against the exact result */
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_SKIP = 77 };
+
+static const struct step *const rung = &STEP_SYMBOL;
+static char label[96]; /* "capture 256x256x4096", the head of the one line printed */
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Prints "FAIL <label>: <reason>" and ends the process at once, from any thread (the one
+ * line is printed once; nothing is freed: the process ends). */
+static _Noreturn void fail(const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&fail_lock);
+    printf("FAIL %s: ", label);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    fflush(stderr);
+    _Exit(EXIT_FAIL);
+}
+
+#define CHECK(call) check_cuda((call), #call, __LINE__)
+
+static void check_cuda(cudaError_t e, const char *what, int line)
+{
+    if (e != cudaSuccess)
+        fail("%s (gpu_contract.c:%d) returned %s: %s", what, line, cudaGetErrorName(e),
+             cudaGetErrorString(e));
+}
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (p == NULL)
+        fail("out of host memory (%zu bytes)", bytes);
+    return p;
+}
+
+static float *device_alloc(size_t count)
+{
+    void *p = NULL;
+    CHECK(cudaMalloc(&p, count * sizeof(float)));
+    return p;
+}
+
+/* ---- the problems: small integers, so every result is exact ------------------------------ */
+
+static int a_value(long seed, long i, long k) { return (int)((i * 7 + k * 3 + seed) % 5) - 2; }
+static int b_value(long seed, long k, long j) { return (int)((k * 5 + j * 11 + 3 * seed) % 7) - 3; }
+/* Odd, so that 2AB - C is odd: never zero, no signed zero to tell apart. */
+static int c_value(long seed, long i, long j) { return 2 * (int)((i * 3 + j * 13 + 5 * seed) % 5) - 3; }
+
+struct problem {
+    int m, n, k;
+    long seed;
+    signed char *ha, *hb;   /* host copies of A and B, for the exact results */
+    float *a, *b, *c, *c0;  /* device: A, B, C and C's starting values */
+};
+
+static size_t c_bytes(const struct problem *p) { return (size_t)p->m * (size_t)p->n * sizeof(float); }
+
+/* Allocates and fills one problem; on return the device is idle (the copies are done). */
+static void problem_init(struct problem *p, int m, int n, int k, long seed)
+{
+    const size_t mk = (size_t)m * (size_t)k, kn = (size_t)k * (size_t)n, mn = (size_t)m * (size_t)n;
+    size_t most = mk > kn ? mk : kn;
+    most = most > mn ? most : mn;
+    float *stage = host_alloc(most * sizeof(float));
+
+    p->m = m;
+    p->n = n;
+    p->k = k;
+    p->seed = seed;
+    p->ha = host_alloc(mk);
+    p->hb = host_alloc(kn);
+    p->a = device_alloc(mk);
+    p->b = device_alloc(kn);
+    p->c = device_alloc(mn);
+    p->c0 = device_alloc(mn);
+
+    for (long i = 0; i < m; i++)
+        for (long kk = 0; kk < k; kk++) {
+            const int v = a_value(seed, i, kk);
+            p->ha[i * k + kk] = (signed char)v;
+            stage[i * k + kk] = (float)v;
+        }
+    CHECK(cudaMemcpy(p->a, stage, mk * sizeof(float), cudaMemcpyHostToDevice));
+    for (long kk = 0; kk < k; kk++)
+        for (long j = 0; j < n; j++) {
+            const int v = b_value(seed, kk, j);
+            p->hb[kk * n + j] = (signed char)v;
+            stage[kk * n + j] = (float)v;
+        }
+    CHECK(cudaMemcpy(p->b, stage, kn * sizeof(float), cudaMemcpyHostToDevice));
+    for (long i = 0; i < m; i++)
+        for (long j = 0; j < n; j++)
+            stage[i * n + j] = (float)c_value(seed, i, j);
+    CHECK(cudaMemcpy(p->c0, stage, mn * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(p->c, p->c0, mn * sizeof(float), cudaMemcpyDeviceToDevice));
+    /* The copies above may still be in flight on the legacy stream, which the non-blocking
+     * streams do not wait for. */
+    CHECK(cudaDeviceSynchronize());
+    free(stage);
+}
+
+static void problem_free(struct problem *p)
+{
+    CHECK(cudaFree(p->a));
+    CHECK(cudaFree(p->b));
+    CHECK(cudaFree(p->c));
+    CHECK(cudaFree(p->c0));
+    free(p->ha);
+    free(p->hb);
+}
+
+/* C := its starting values, in order on `s`. */
+static void problem_reset(const struct problem *p, cudaStream_t s)
+{
+    CHECK(cudaMemcpyAsync(p->c, p->c0, c_bytes(p), cudaMemcpyDeviceToDevice, s));
+}
+
+/* The rung's launch on `s`; `what` names it in a failure. */
+static void problem_launch(const struct problem *p, cudaStream_t s, const char *what)
+{
+    cudaError_t e = rung->launch(p->m, p->n, p->k, (float)ALPHA_INT, p->a, p->k, p->b, p->n,
+                                 (float)BETA_INT, p->c, p->n, s);
+    if (e != cudaSuccess)
+        fail("%s returned %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    e = cudaGetLastError();
+    if (e != cudaSuccess)
+        fail("%s returned cudaSuccess but left an error behind (cudaGetLastError): %s: %s", what,
+             cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+/* Copies a device C into host memory. The stream that wrote it must have been synchronized:
+ * cudaMemcpy runs on the legacy stream, which does not wait for non-blocking streams. */
+static void read_c(const struct problem *p, float *host, const float *dev)
+{
+    CHECK(cudaMemcpy(host, dev, c_bytes(p), cudaMemcpyDeviceToHost));
+}
+
+/* ---- checks --------------------------------------------------------------------------------- */
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float exact(const struct problem *p, int i, int j)
+{
+    long long sum = 0;
+    for (long kk = 0; kk < p->k; kk++)
+        sum += (long long)p->ha[(long)i * p->k + kk] * p->hb[kk * p->n + j];
+    return (float)(ALPHA_INT * sum + BETA_INT * (long long)c_value(p->seed, i, j));
+}
+
+static void check_entry(const struct problem *p, const float *got, int i, int j, const char *what)
+{
+    const float want = exact(p, i, j);
+    const float have = got[(size_t)i * (size_t)p->n + (size_t)j];
+    if (bits(have) != bits(want))
+        fail("%s: C[%d][%d] = %.9g, the exact result is %.9g", what, i, j, have, want);
+}
+
+/* Rows 0, M/2 and M-1 and columns 0 and N-1 whole, and SAMPLES scattered entries, against
+ * the exact result. */
+static void check_exact(const struct problem *p, const float *got, const char *what)
+{
+    const int rows[3] = {0, p->m / 2, p->m - 1}, cols[2] = {0, p->n - 1};
+    for (int r = 0; r < 3; r++)
+        for (int j = 0; j < p->n; j++)
+            check_entry(p, got, rows[r], j, what);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < p->m; i++)
+            check_entry(p, got, i, cols[c], what);
+    for (long t = 0; t < SAMPLES; t++)
+        check_entry(p, got, (int)((t * 7919 + 13) % p->m), (int)((t * 104729 + 7) % p->n), what);
+}
+
+/* got and want, all M x N entries, bit for bit. */
+static void check_same(const struct problem *p, const float *got, const float *want,
+                       const char *what, const char *against)
+{
+    const size_t count = (size_t)p->m * (size_t)p->n;
+    size_t first = 0, differ = 0;
+    for (size_t e = 0; e < count; e++)
+        if (bits(got[e]) != bits(want[e]) && differ++ == 0)
+            first = e;
+    if (differ > 0)
+        fail("%s differs from %s in %zu of %zu entries, first C[%zu][%zu] = %.9g instead of %.9g",
+             what, against, differ, count, first / (size_t)p->n, first % (size_t)p->n,
+             got[first], want[first]);
+}
+
+/* ---- capture: the first launch of the process inside a CUDA graph capture ----------------- */
+
+static void run_capture(int m, int n, int k)
+{
+    struct problem p;
+    cudaStream_t s;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec;
+    size_t nodes = 0;
+
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    problem_init(&p, m, n, k, 1);
+    float *first = host_alloc(c_bytes(&p)), *got = host_alloc(c_bytes(&p));
+
+    /* Nothing of the rung has run yet: whatever it sets up on first use happens here. */
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    const cudaError_t launched = rung->launch(m, n, k, (float)ALPHA_INT, p.a, k, p.b, n,
+                                              (float)BETA_INT, p.c, n, s);
+    const cudaError_t left = cudaGetLastError();
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t queried = cudaStreamIsCapturing(s, &status);
+    const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+    if (launched != cudaSuccess)
+        fail("the first launch, captured, returned %s: %s (a launch must not synchronize or "
+             "allocate while its stream is capturing)",
+             cudaGetErrorName(launched), cudaGetErrorString(launched));
+    CHECK(queried);
+    if (status == cudaStreamCaptureStatusInvalidated)
+        fail("the first launch invalidated the capture of its stream (it synchronized, "
+             "allocated, or made another call a capture forbids)");
+    if (status != cudaStreamCaptureStatusActive)
+        fail("the stream was no longer capturing after the first launch");
+    if (ended != cudaSuccess)
+        fail("cudaStreamEndCapture after the first launch returned %s: %s",
+             cudaGetErrorName(ended), cudaGetErrorString(ended));
+    if (left != cudaSuccess)
+        fail("the first launch, captured, returned cudaSuccess but left an error behind "
+             "(cudaGetLastError): %s: %s", cudaGetErrorName(left), cudaGetErrorString(left));
+    CHECK(cudaGraphGetNodes(graph, NULL, &nodes));
+    if (nodes == 0)
+        fail("the captured graph is empty: the launch put no work on its stream");
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+
+    /* Replay 1 and 2, each from C's starting values (the copy is outside the graph). */
+    problem_reset(&p, s);
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    read_c(&p, first, p.c);
+    check_exact(&p, first, "the first replay of the captured launch");
+    problem_reset(&p, s);
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    read_c(&p, got, p.c);
+    check_same(&p, got, first, "the second replay", "the first replay");
+    /* Replays 3 and 4 back to back, nothing between them: C -> 2AB - C -> C, so C ends as
+     * the second replay left it (every value exact). */
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    read_c(&p, got, p.c);
+    check_same(&p, got, first, "two replays back to back", "one replay");
+
+    /* The same call made directly. */
+    problem_reset(&p, s);
+    problem_launch(&p, s, "the direct launch after the replays");
+    CHECK(cudaStreamSynchronize(s));
+    read_c(&p, got, p.c);
+    check_same(&p, got, first, "the direct launch", "the captured launch");
+
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaStreamDestroy(s));
+    problem_free(&p);
+    free(first);
+    free(got);
+    printf("ok %s: the first launch captured (a graph of %zu node%s), 4 replays and a direct "
+           "launch agree\n", label, nodes, nodes == 1 ? "" : "s");
+}
+
+/* ---- streams: four streams at once --------------------------------------------------------- */
+
+/* A host function queued on a stream holds everything after it until the gate opens (or
+ * GATE_SECONDS pass). A launch that waits for earlier work on the GPU (a synchronize, an
+ * event wait on the host, a cudaFree) cannot return before then. */
+struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int open;
+    int timed_out;
+};
+
+static void CUDART_CB gate_wait(void *arg)
+{
+    struct gate *g = arg;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += GATE_SECONDS;
+    pthread_mutex_lock(&g->lock);
+    while (!g->open)
+        if (pthread_cond_timedwait(&g->cond, &g->lock, &deadline) == ETIMEDOUT) {
+            g->timed_out = 1;
+            g->open = 1;
+        }
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_open(struct gate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->open = 1;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void run_streams(int m, int n, int k)
+{
+    struct problem p[STREAMS];
+    cudaStream_t seq, s[STREAMS];
+    float *want[STREAMS], *out[STREAMS][STREAM_ROUNDS];
+    struct gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    char what[96];
+
+    for (int i = 0; i < STREAMS; i++)
+        problem_init(&p[i], m, n, k, 1 + i);
+    float *got = host_alloc(c_bytes(&p[0]));
+
+    /* One after another on one stream. */
+    CHECK(cudaStreamCreateWithFlags(&seq, cudaStreamNonBlocking));
+    for (int i = 0; i < STREAMS; i++) {
+        snprintf(what, sizeof what, "problem %d, launched alone", i);
+        problem_reset(&p[i], seq);
+        problem_launch(&p[i], seq, what);
+        CHECK(cudaStreamSynchronize(seq));
+        want[i] = host_alloc(c_bytes(&p[i]));
+        read_c(&p[i], want[i], p[i].c);
+        check_exact(&p[i], want[i], what);
+    }
+
+    /* All rounds issued to all four streams before any synchronization; each round starts
+     * from C's starting values and copies its result aside. Rounds 1 on wait behind a gate
+     * that opens only once every launch has returned. */
+    for (int i = 0; i < STREAMS; i++) {
+        CHECK(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking));
+        for (int r = 0; r < STREAM_ROUNDS; r++)
+            out[i][r] = device_alloc((size_t)m * (size_t)n);
+    }
+    for (int r = 0; r < STREAM_ROUNDS; r++) {
+        if (r == 1)
+            for (int i = 0; i < STREAMS; i++)
+                CHECK(cudaLaunchHostFunc(s[i], gate_wait, &gate));
+        for (int i = 0; i < STREAMS; i++) {
+            snprintf(what, sizeof what, "problem %d on stream %d, round %d", i, i, r);
+            problem_reset(&p[i], s[i]);
+            problem_launch(&p[i], s[i], what);
+            CHECK(cudaMemcpyAsync(out[i][r], p[i].c, c_bytes(&p[i]), cudaMemcpyDeviceToDevice, s[i]));
+        }
+    }
+    gate_open(&gate);
+    for (int i = 0; i < STREAMS; i++)
+        CHECK(cudaStreamSynchronize(s[i]));
+    if (gate.timed_out)
+        fail("a launch did not return while earlier work on the streams was held back (%d s): "
+             "it waits for the GPU", GATE_SECONDS);
+
+    for (int i = 0; i < STREAMS; i++)
+        for (int r = 0; r < STREAM_ROUNDS; r++) {
+            snprintf(what, sizeof what, "problem %d on stream %d, round %d", i, i, r);
+            read_c(&p[i], got, out[i][r]);
+            check_same(&p[i], got, want[i], what, "the same problem launched alone");
+        }
+
+    for (int i = 0; i < STREAMS; i++) {
+        for (int r = 0; r < STREAM_ROUNDS; r++)
+            CHECK(cudaFree(out[i][r]));
+        CHECK(cudaStreamDestroy(s[i]));
+        problem_free(&p[i]);
+        free(want[i]);
+    }
+    CHECK(cudaStreamDestroy(seq));
+    free(got);
+    pthread_mutex_destroy(&gate.lock);
+    pthread_cond_destroy(&gate.cond);
+    printf("ok %s: %d streams x %d rounds at once agree with one stream\n", label, STREAMS,
+           STREAM_ROUNDS);
+}
+
+/* ---- threads: two host threads at once ----------------------------------------------------- */
+
+struct worker {
+    int index;
+    struct problem *p;
+    float *out[THREAD_ROUNDS];
+    pthread_barrier_t *start;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    cudaStream_t s;
+    char what[96];
+
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    pthread_barrier_wait(w->start);
+    for (int r = 0; r < THREAD_ROUNDS; r++) {
+        snprintf(what, sizeof what, "thread %d, round %d", w->index, r);
+        problem_reset(w->p, s);
+        problem_launch(w->p, s, what);
+        CHECK(cudaMemcpyAsync(w->out[r], w->p->c, c_bytes(w->p), cudaMemcpyDeviceToDevice, s));
+        if (r % 2 == 1)
+            CHECK(cudaStreamSynchronize(s));
+    }
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaStreamDestroy(s));
+    return NULL;
+}
+
+static void run_threads(int m, int n, int k)
+{
+    struct problem p[THREADS];
+    struct worker w[THREADS];
+    pthread_t tid[THREADS];
+    pthread_barrier_t start;
+    cudaStream_t seq;
+    char what[96];
+    int e;
+
+    for (int t = 0; t < THREADS; t++) {
+        problem_init(&p[t], m, n, k, 11 + t);
+        w[t].index = t;
+        w[t].p = &p[t];
+        w[t].start = &start;
+        for (int r = 0; r < THREAD_ROUNDS; r++)
+            w[t].out[r] = device_alloc((size_t)m * (size_t)n);
+    }
+    float *want = host_alloc(c_bytes(&p[0])), *got = host_alloc(c_bytes(&p[0]));
+
+    /* The threads make the process's first launches, together. */
+    if ((e = pthread_barrier_init(&start, NULL, THREADS)) != 0)
+        fail("pthread_barrier_init: %s", strerror(e));
+    for (int t = 0; t < THREADS; t++)
+        if ((e = pthread_create(&tid[t], NULL, worker_main, &w[t])) != 0)
+            fail("pthread_create: %s", strerror(e));
+    for (int t = 0; t < THREADS; t++)
+        if ((e = pthread_join(tid[t], NULL)) != 0)
+            fail("pthread_join: %s", strerror(e));
+    pthread_barrier_destroy(&start);
+
+    /* The same problems one after another on one stream, from this thread. */
+    CHECK(cudaStreamCreateWithFlags(&seq, cudaStreamNonBlocking));
+    for (int t = 0; t < THREADS; t++) {
+        snprintf(what, sizeof what, "problem %d, launched alone", t);
+        problem_reset(&p[t], seq);
+        problem_launch(&p[t], seq, what);
+        CHECK(cudaStreamSynchronize(seq));
+        read_c(&p[t], want, p[t].c);
+        check_exact(&p[t], want, what);
+        for (int r = 0; r < THREAD_ROUNDS; r++) {
+            snprintf(what, sizeof what, "thread %d, round %d", t, r);
+            read_c(&p[t], got, w[t].out[r]);
+            check_same(&p[t], got, want, what, "the same problem launched alone");
+        }
+    }
+
+    CHECK(cudaStreamDestroy(seq));
+    for (int t = 0; t < THREADS; t++) {
+        for (int r = 0; r < THREAD_ROUNDS; r++)
+            CHECK(cudaFree(w[t].out[r]));
+        problem_free(&p[t]);
+    }
+    free(want);
+    free(got);
+    printf("ok %s: %d host threads x %d launches at once agree with one thread\n", label,
+           THREADS, THREAD_ROUNDS);
+}
+
+/* ---- start-up ------------------------------------------------------------------------------ */
+
+static int parse_dim(const char *s, long max, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s capture|streams|threads M N K\n"
+            "  holds rung %02d (%s) to the launch contract; M, N in 1..%d, K in 1..%d\n",
+            prog, rung->number, rung->slug, MAX_DIM, MAX_K);
+}
+
+int main(int argc, char **argv)
+{
+    const char *prog = argc > 0 ? argv[0] : "gpu_contract";
+    int m, n, k;
+
+    if (argc != 5 || parse_dim(argv[2], MAX_DIM, &m) != 0 || parse_dim(argv[3], MAX_DIM, &n) != 0 ||
+        parse_dim(argv[4], MAX_K, &k) != 0) {
+        usage(prog);
+        return EXIT_USAGE;
+    }
+    const char *mode = argv[1];
+    void (*run)(int, int, int) = NULL;
+    if (strcmp(mode, "capture") == 0)
+        run = run_capture;
+    else if (strcmp(mode, "streams") == 0)
+        run = run_streams;
+    else if (strcmp(mode, "threads") == 0)
+        run = run_threads;
+    if (run == NULL || (long)m * n > MAX_ELEMS || (long)m * k > MAX_ELEMS || (long)k * n > MAX_ELEMS) {
+        usage(prog);
+        return EXIT_USAGE;
+    }
+    snprintf(label, sizeof label, "%s %dx%dx%d", mode, m, n, k);
+
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorNoDevice) {
+        printf("skip %s: no CUDA device (%s)\n", label, cudaGetErrorString(e));
+        return EXIT_SKIP;
+    }
+    if (e == cudaSuccess && count < 1)
+        e = cudaErrorNoDevice; /* success with no device: not a state to trust */
+    if (e == cudaSuccess)
+        e = cudaSetDevice(0);
+    struct cudaDeviceProp prop;
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&prop, 0);
+    if (e != cudaSuccess) {
+        printf("FAIL %s: CUDA did not start (device count %d): %s: %s\n", label, count,
+               cudaGetErrorName(e), cudaGetErrorString(e));
+        return EXIT_CUDA;
+    }
+    const int cc = 10 * prop.major + prop.minor;
+    if (cc < rung->min_cc) {
+        printf("skip %s: rung %02d (%s) needs compute capability %d.%d; device 0 (%s) is %d.%d\n",
+               label, rung->number, rung->slug, rung->min_cc / 10, rung->min_cc % 10, prop.name,
+               prop.major, prop.minor);
+        return EXIT_SKIP;
+    }
+
+    run(m, n, k);
+    return EXIT_OK;
+}
