@@ -94,10 +94,16 @@
 #define STAGE_FLOATS(bm, bn)       (BK * ((bm) + A_PAD) + BK * (bn))
 #define SMEM_BYTES(stages, bm, bn) ((stages)*STAGE_FLOATS(bm, bn) * (int)sizeof(float))
 
-struct gemm_args { /* the arguments of launch(), in their order */
-    int M, N, K; float alpha;
-    const float *A; int lda; const float *B; int ldb;
-    float beta; float *C; int ldc;
+struct gemm_args {
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    float *C;
+    int ldc;
 };
 /* A kernel's shape, constant at every call (all below is inlined): every loop unrolls, every
  * array stays in registers. sub_m: 4x4 sub-tiles a thread along M; b16: 16-byte copies of B. */
@@ -145,7 +151,8 @@ static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned s
     for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
         const unsigned dst =
             p->b_dst + stage + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
-        if (b16) cp_async_16(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
+        if (b16)
+            cp_async_16(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
         else cp_async_4(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
     }
     p->b_src += p->b_tile_step;
@@ -244,7 +251,8 @@ static __device__ __forceinline__ void wait_flag(unsigned *flag)
         unsigned up = 0;
         for (;;) {
             asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
-            if (up) break;
+            if (up)
+                break;
             __nanosleep(256);
         }
         *(volatile unsigned *)flag = 0u;
@@ -262,8 +270,10 @@ static __device__ __forceinline__ void store_c4(const struct gemm_args *g, float
         float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
         if (beta != 0.0f) {
             const float4 old = *c4;
-            out.x += beta * old.x; out.y += beta * old.y;
-            out.z += beta * old.z; out.w += beta * old.w;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
         }
         *c4 = out;
     } else {
@@ -291,7 +301,8 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
 #pragma unroll
         for (int r = 0; r < SUB; ++r) {
             const int row = row0 + s * LANES_M * SUB + r;
-            if (row >= rows_left) continue;
+            if (row >= rows_left)
+                continue;
             float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
 #pragma unroll
             for (int q = 0; q < SUB_N; ++q)
@@ -323,10 +334,12 @@ static __device__ __forceinline__ void split_finish(struct shape sh, const struc
             sp->counts[tile] = 0u; /* every slice has counted: clean for the next launch */
     }
     __syncthreads();
-    if (!is_last) return;
+    if (!is_last)
+        return;
     __threadfence(); /* the other slices' stores, counted before ours, are read after this */
     load_partial(sh, slots, acc, 0);
-    for (int s = 1; s < sp->slices; ++s) load_partial(sh, slots + (size_t)s * slot_f4, acc, 1);
+    for (int s = 1; s < sp->slices; ++s)
+        load_partial(sh, slots + (size_t)s * slot_f4, acc, 1);
     store_c(sh, g, tile_m, tile_n, row0, col0, acc);
 }
 
@@ -410,7 +423,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 #pragma unroll
         for (int i = 0; i < tm; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] = 0.0f;
     }
     float frag_a[2][TM_MAX], frag_b[2][TN]; /* [k & 1]: one in use, one being loaded */
     const int K = g->K;
@@ -442,14 +456,16 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
         /* NEW: a later start (a slice, a stream-K piece): tile j0 is full, k = k_first + 8*j0 */
         const long long k0 = k_first + (long long)BK * j0;
 #pragma unroll
-        for (int i = 0; i < A_ROWS; ++i) p.a_src[i] = a_row_ptr[i] + (k0 + a_kk);
+        for (int i = 0; i < A_ROWS; ++i)
+            p.a_src[i] = a_row_ptr[i] + (k0 + a_kk);
         p.b_src = b_col_ptr + (k0 + b_kr) * g->ldb;
         copy_tile(&p, 0u, bn, threads, b16);
     }
     cp_async_commit();
 #pragma unroll
     for (int s = 1; s < stages - 1; ++s) {
-        if (j0 + s < j1) copy_tile(&p, (unsigned)s * stage_bytes, bn, threads, b16);
+        if (j0 + s < j1)
+            copy_tile(&p, (unsigned)s * stage_bytes, bn, threads, b16);
         cp_async_commit(); /* an empty group when the range is short: the counting stays uniform */
     }
     cp_async_wait(stages - 2);
@@ -462,7 +478,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     unsigned read_stage = 0;           /* byte offset of the stage holding tile t */
     unsigned write_stage = last_stage; /* byte offset of the stage receiving tile t+stages-1 */
     for (int t = j0; t < j1; ++t) {
-        if (t + stages - 1 < j1) copy_tile(&p, write_stage, bn, threads, b16);
+        if (t + stages - 1 < j1)
+            copy_tile(&p, write_stage, bn, threads, b16);
         cp_async_commit();
         write_stage = (write_stage == last_stage) ? 0u : write_stage + stage_bytes;
 #pragma unroll
@@ -595,13 +612,17 @@ __global__ void __launch_bounds__(256)
                      int ldw, int slices, int c_vec)
 {
     const int row = (int)blockIdx.y, col = 4 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (col >= N) return;
+    if (col >= N)
+        return;
     const size_t slab = (size_t)M * ldw;
     const float4 *w = (const float4 *)(work + (size_t)row * ldw + col); /* ldw % 4 == 0 */
     float4 sum = w[0];
     for (int s = 1; s < slices; ++s) {
         const float4 p = w[s * slab / 4];
-        sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+        sum.x += p.x;
+        sum.y += p.y;
+        sum.z += p.z;
+        sum.w += p.w;
     }
     float *c = C + (size_t)row * ldc + col;
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
@@ -609,8 +630,10 @@ __global__ void __launch_bounds__(256)
         float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
         if (beta != 0.0f) {
             const float4 old = *(const float4 *)c;
-            out.x += beta * old.x; out.y += beta * old.y;
-            out.z += beta * old.z; out.w += beta * old.w;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
         }
         *(float4 *)c = out;
         return;
@@ -734,9 +757,12 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
     const long long kt = ceil_div(K, BK), ldw = ceil_div(N, 4) * 4;
     long long s = sms / tiles;
     *slices = 1;
-    if (s > kt / LSPLIT_MIN_KT) s = kt / LSPLIT_MIN_KT;
-    while (s >= 2 && s * M * ldw > ws_floats) --s;
-    if (s < 2) return -1;
+    if (s > kt / LSPLIT_MIN_KT)
+        s = kt / LSPLIT_MIN_KT;
+    while (s >= 2 && s * M * ldw > ws_floats)
+        --s;
+    if (s < 2)
+        return -1;
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
 }
@@ -761,7 +787,8 @@ static cudaError_t ask_device(int device, struct device_facts *f)
         err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     f->cc = 10 * major + minor;
     f->sms = f->sms < 1 ? 1 : f->sms;
     f->resident = 0;
@@ -779,8 +806,10 @@ static cudaError_t get_device_facts(struct device_facts *out)
 {
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    if (device < 0 || device >= MAX_DEVICES) return cudaErrorInvalidDevice;
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
     pthread_mutex_lock(&facts_lock);
     struct device_facts *f = &device_facts[device];
     if (!f->known) {
@@ -831,8 +860,10 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
         (void)cudaGetLastError(); /* not sticky: the caller runs whole tiles */
         return cudaSuccess;
     }
-    if (err == cudaSuccess) err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
+    if (err == cudaSuccess)
+        err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
     *launched = 1;
     if (sk.dp_tiles > 0) {
         whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(
@@ -866,7 +897,8 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
         sgemm_slices<0><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
             g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
     cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     const int c_vec = (g->ldc % 4 == 0) && sgemm_aligned16(g->C);
     const dim3 sum_grid((unsigned)ceil_div(ceil_div(g->N, 4), 256), (unsigned)g->M);
     sgemm_sum_slices<<<sum_grid, 256, 0, stream>>>(g->M, g->N, g->alpha, g->beta, g->C, g->ldc,
@@ -890,10 +922,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 {
     int done = 0;
     cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done) return err;
+    if (err != cudaSuccess || done)
+        return err;
     struct device_facts f;
     err = get_device_facts(&f);
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     if (f.cc < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
     const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B); /* rung 11 */
@@ -910,7 +944,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err != cudaSuccess ? err : launch_whole_large(b16, &g, large, stream);
         unsigned *flags = (unsigned *)(work + ws_floats(f.sms));
         err = launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
-        if (err != cudaSuccess || launched) return err;
+        if (err != cudaSuccess || launched)
+            return err;
     }
     if (plan == WHOLE_SMALL) {
         const long long room = ws_floats(f.sms);
@@ -921,7 +956,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         const int use_large = (large_cost >= 0 && large_cost < cost); /* a long K */
         if (use_large || slices > 1) {
             err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
-            if (err != cudaSuccess) return err;
+            if (err != cudaSuccess)
+                return err;
         }
         if (work != NULL && use_large)
             return launch_slices(b16, &g, large_slices, large, work, stream);

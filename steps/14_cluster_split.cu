@@ -73,10 +73,16 @@
 #define STAGE_FLOATS(bm, bn)       (BK * ((bm) + A_PAD) + BK * (bn))
 #define SMEM_BYTES(stages, bm, bn) ((stages)*STAGE_FLOATS(bm, bn) * (int)sizeof(float))
 
-struct gemm_args { /* the arguments of launch(), in their order */
-    int M, N, K; float alpha;
-    const float *A; int lda; const float *B; int ldb;
-    float beta; float *C; int ldc;
+struct gemm_args {
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    float *C;
+    int ldc;
 };
 /* A kernel's shape, constant at every call (all below is inlined): every loop unrolls, every
  * array stays in registers. sub_m: 4x4 sub-tiles a thread along M; b16: 16-byte copies of B. */
@@ -122,7 +128,8 @@ static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned s
     for (int j = 0; j < B_LOADS(b16, bn, threads); ++j) {
         const unsigned dst =
             p->b_dst + stage + 4u * (unsigned)(j * B_ROW_STEP(b16, bn, threads) * bn);
-        if (b16) cp_async_16(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
+        if (b16)
+            cp_async_16(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
         else cp_async_4(dst, p->b_src + j * p->b_row_gap, p->b_bytes);
     }
     p->b_src += p->b_tile_step;
@@ -221,7 +228,8 @@ static __device__ __forceinline__ void wait_flag(unsigned *flag)
         unsigned up = 0;
         for (;;) {
             asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
-            if (up) break;
+            if (up)
+                break;
             __nanosleep(256);
         }
         *(volatile unsigned *)flag = 0u;
@@ -239,8 +247,10 @@ static __device__ __forceinline__ void store_c4(const struct gemm_args *g, float
         float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
         if (beta != 0.0f) {
             const float4 old = *c4;
-            out.x += beta * old.x; out.y += beta * old.y;
-            out.z += beta * old.z; out.w += beta * old.w;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
         }
         *c4 = out;
     } else {
@@ -268,7 +278,8 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
 #pragma unroll
         for (int r = 0; r < SUB; ++r) {
             const int row = row0 + s * LANES_M * SUB + r;
-            if (row >= rows_left) continue;
+            if (row >= rows_left)
+                continue;
             float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
 #pragma unroll
             for (int q = 0; q < SUB_N; ++q)
@@ -307,12 +318,16 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
     for (int v = v0; v < v1; ++v) {
         const int i = v / SUB_N, q = v % SUB_N;
         const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
-        if (row >= rows_left) continue;
+        if (row >= rows_left)
+            continue;
         const int at = v * threads + threadIdx.x;
         float4 sum = ((const float4 *)__cluster_map_shared_rank(smem_f4, 0u))[at];
         for (int s = 1; s < sp->slices; ++s) { /* slice order: the same floats every run */
             const float4 p = ((const float4 *)__cluster_map_shared_rank(smem_f4, (unsigned)s))[at];
-            sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
         }
         const float out[4] = {sum.x, sum.y, sum.z, sum.w};
         store_c4(g, g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn,
@@ -345,12 +360,8 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
     X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2)                               \
     X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(10, 2) X(12, 2) X(15, 2) X(11, 2)
 
-/* K tiles [j0, j1) of C tile `tile` in registers, then out: C := alpha*acc + beta*C, or (out_slot:
- * stream-K) the raw sums to a slot, raising out_flag, or (split) the tile's slice, added up with
- * the others. The sum starts from zero, or (init_slot: stream-K) from another block's partial
- * sum, read once init_flag is up, after the first copies are on their way. K tile 0 is the
- * partial one (k_first = K - 8*kt in (-8, 0], slots k < 0 zero-filled): a range from j0 >= 1 has
- * only full K tiles. The caller puts a barrier between calls. */
+/* K tiles [j0, j1) of C tile `tile`, as in rung 13; (split) the tile's slice goes to
+ * cluster_finish(). */
 static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
                                                     int tile, int j0, int j1,
                                                     const float4 *init_slot, unsigned *init_flag,
@@ -406,7 +417,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 #pragma unroll
         for (int i = 0; i < tm; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] = 0.0f;
     }
     float frag_a[2][TM_MAX], frag_b[2][TN]; /* [k & 1]: one in use, one being loaded */
     const int K = g->K;
@@ -438,14 +450,16 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
         /* NEW: a later start (a slice, a stream-K piece): tile j0 is full, k = k_first + 8*j0 */
         const long long k0 = k_first + (long long)BK * j0;
 #pragma unroll
-        for (int i = 0; i < A_ROWS; ++i) p.a_src[i] = a_row_ptr[i] + (k0 + a_kk);
+        for (int i = 0; i < A_ROWS; ++i)
+            p.a_src[i] = a_row_ptr[i] + (k0 + a_kk);
         p.b_src = b_col_ptr + (k0 + b_kr) * g->ldb;
         copy_tile(&p, 0u, bn, threads, b16);
     }
     cp_async_commit();
 #pragma unroll
     for (int s = 1; s < stages - 1; ++s) {
-        if (j0 + s < j1) copy_tile(&p, (unsigned)s * stage_bytes, bn, threads, b16);
+        if (j0 + s < j1)
+            copy_tile(&p, (unsigned)s * stage_bytes, bn, threads, b16);
         cp_async_commit(); /* an empty group when the range is short: the counting stays uniform */
     }
     cp_async_wait(stages - 2);
@@ -458,7 +472,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     unsigned read_stage = 0;           /* byte offset of the stage holding tile t */
     unsigned write_stage = last_stage; /* byte offset of the stage receiving tile t+stages-1 */
     for (int t = j0; t < j1; ++t) {
-        if (t + stages - 1 < j1) copy_tile(&p, write_stage, bn, threads, b16);
+        if (t + stages - 1 < j1)
+            copy_tile(&p, write_stage, bn, threads, b16);
         cp_async_commit();
         write_stage = (write_stage == last_stage) ? 0u : write_stage + stage_bytes;
 #pragma unroll
@@ -499,14 +514,8 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     }
 }
 
-/* ---- Stream-K: sharing the last tiles' K iterations out evenly -----------------------------
- * W blocks resident (one per SM), T tiles: whole tiles leave T % W SMs busy in the last round.
- * Tiles [0, dp_tiles), whole rounds but one, run as whole tiles; the sk_tiles = W + T % W after
- * them go to exactly W blocks, each an equal share of their K tiles in a row (kt .. 2*kt-1: the
- * end of one tile, at most one whole tile, the start of another). A tile shared by blocks w and
- * w+1 still adds k = 0, 1, ... in order: w computes the start FIRST and leaves its raw sums in
- * slot w (flag w), w+1 the rest LAST from those sums: the floats of a whole tile. w+1 waits on
- * w: safe only if both are resident, so the launch is cooperative. */
+/* ---- Stream-K, as in rung 13 (its comment explains the schedule and why a tile shared by
+ * blocks w and w+1 still adds k in order) ----------------------------------------------- */
 static __device__ __forceinline__ void stream_k_piece(struct shape sh, const struct gemm_args *g,
                                                       const struct stream_k *sk, int tile, int j0,
                                                       int j1, int kt)
@@ -591,13 +600,17 @@ __global__ void __launch_bounds__(256)
                      int ldw, int slices, int c_vec)
 {
     const int row = (int)blockIdx.y, col = 4 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (col >= N) return;
+    if (col >= N)
+        return;
     const size_t slab = (size_t)M * ldw;
     const float4 *w = (const float4 *)(work + (size_t)row * ldw + col); /* ldw % 4 == 0 */
     float4 sum = w[0];
     for (int s = 1; s < slices; ++s) {
         const float4 p = w[s * slab / 4];
-        sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+        sum.x += p.x;
+        sum.y += p.y;
+        sum.z += p.z;
+        sum.w += p.w;
     }
     float *c = C + (size_t)row * ldc + col;
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
@@ -605,8 +618,10 @@ __global__ void __launch_bounds__(256)
         float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
         if (beta != 0.0f) {
             const float4 old = *(const float4 *)c;
-            out.x += beta * old.x; out.y += beta * old.y;
-            out.z += beta * old.z; out.w += beta * old.w;
+            out.x += beta * old.x;
+            out.y += beta * old.y;
+            out.z += beta * old.z;
+            out.w += beta * old.w;
         }
         *(float4 *)c = out;
         return;
@@ -662,16 +677,7 @@ static long long ceil_div(long long a, long long b)
     return (a - 1) / b + 1; /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
 }
 
-/* ---- Dispatch: which plan finishes first? -------------------------------------------------
- * Costs in hundredths of the time one 128x256 tile takes on an SM that runs one at a time:
- *   whole 128x256 tiles: ceil(tiles / SMs) rounds of 100;
- *   whole 64x128 tiles: ceil(tiles / SMs) rounds (up to 4 blocks per SM) of LARGE_TILE_GAIN / 4
- *     (104: forced onto 4096^2 on an H200, the large tile ran at 1.006 of cuBLAS, this at 0.967);
- *   stream-K: the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST
- *     (113: a round of shares ran ~13% slower than a round of whole tiles on an H100).
- * On 132 SMs: 1024^2: 32 large 100, 128 small 26 -> small; 2048^2: 128 large 100, 512 small
- * 104 -> large; 2560^2: 200 large 200, stream-K 172, 400 small 104 -> small; 3072^2: 288 large
- * 300, stream-K 233, 576 small 130 -> small; 4096^2: 512 large 400, stream-K 412 -> large. */
+/* ---- Dispatch: rung 13's cost model (its comment has the terms and examples) ---------- */
 #define LARGE_TILE_GAIN 104
 #define STREAM_K_COST   113
 enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K };
@@ -719,12 +725,8 @@ static int split_slices(long long tiles, int K, int sms, const int *cap, long lo
     return (int)best;
 }
 
-/* Split-K on the large tile (sgemm_slices), for few large tiles and a long K: s = SMs / tiles
- * slices, one block per SM, each of >= LSPLIT_MIN_KT K tiles, the slabs (s * M * ldw floats)
- * in the workspace. Cost in split_slices()'s units (a 64x128 block's K tile): a 128x256 K tile
- * is 4 times the work at ~83% of the FFMA peak, where a lone 64x128 block per SM runs at ~68%
- * (H100, 1024x1024x16384): 4 x 0.68 / 0.83 = 3.3 (LARGE_KT_COST, in tenths), plus a pipeline
- * fill (4) and the slabs written and read back, 8 bytes a float at ~1 MB a unit. -1: no split. */
+/* Split-K on the large tile for a long K, as in rung 13 (LARGE_KT_COST is explained there).
+ * -1: no split. */
 #define LSPLIT_MIN_KT 16
 #define LARGE_KT_COST 33
 static long long large_split(long long tiles, int M, int N, int K, int sms, long long ws_floats,
@@ -733,9 +735,12 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
     const long long kt = ceil_div(K, BK), ldw = ceil_div(N, 4) * 4;
     long long s = sms / tiles;
     *slices = 1;
-    if (s > kt / LSPLIT_MIN_KT) s = kt / LSPLIT_MIN_KT;
-    while (s >= 2 && s * M * ldw > ws_floats) --s;
-    if (s < 2) return -1;
+    if (s > kt / LSPLIT_MIN_KT)
+        s = kt / LSPLIT_MIN_KT;
+    while (s >= 2 && s * M * ldw > ws_floats)
+        --s;
+    if (s < 2)
+        return -1;
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
 }
@@ -783,7 +788,8 @@ static cudaError_t ask_device(int device, struct device_facts *f)
         err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device);
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     f->cc = 10 * major + minor;
     f->sms = f->sms < 1 ? 1 : f->sms;
     f->resident = 0;
@@ -794,14 +800,17 @@ static cudaError_t ask_device(int device, struct device_facts *f)
             (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
         f->resident = (long long)per_sm * f->sms;
     }
-    for (int s = 0; s <= SPLIT_MAX; ++s) f->cluster_cap[s] = 0;
-    if (err != cudaSuccess || !clusters || f->cc < 90) return err;
+    for (int s = 0; s <= SPLIT_MAX; ++s)
+        f->cluster_cap[s] = 0;
+    if (err != cudaSuccess || !clusters || f->cc < 90)
+        return err;
     int per_sm = 0, per_block = 0;
     err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const int smem = per_sm / 2 + 1024;
-    if (err != cudaSuccess || smem > per_block) return err;
+    if (err != cudaSuccess || smem > per_block)
+        return err;
     err = cudaFuncSetAttribute((const void *)cluster_capacity_probe,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     for (int s = 2; s <= SPLIT_MAX && err == cudaSuccess; ++s) {
@@ -817,8 +826,10 @@ static cudaError_t get_device_facts(struct device_facts *out)
 {
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    if (device < 0 || device >= MAX_DEVICES) return cudaErrorInvalidDevice;
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
     pthread_mutex_lock(&facts_lock);
     struct device_facts *f = &device_facts[device];
     if (!f->known) {
@@ -830,10 +841,7 @@ static cudaError_t get_device_facts(struct device_facts *out)
     return err;
 }
 
-/* ---- The workspace (common/sgemm_workspace.h: one per stream, never made while capturing) --
- * WS_SLOTS_PER_SM * SMs slots of a 128x256 tile's floats (stream-K: a slot per block; split-K:
- * four 64x128 slots per slot, or the large split's slabs), then 4 flags or counts per slot. A
- * waiter clears its flag, a tile's last slice resets its count: each launch leaves zeros. */
+/* ---- The workspace of stream-K and the large split, as in rung 13 ---------------------- */
 #define WS_SLOTS_PER_SM 2
 static long long ws_floats(int sms)
 {
@@ -869,8 +877,10 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
         (void)cudaGetLastError(); /* not sticky: the caller runs whole tiles */
         return cudaSuccess;
     }
-    if (err == cudaSuccess) err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
+    if (err == cudaSuccess)
+        err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
     *launched = 1;
     if (sk.dp_tiles > 0) {
         whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(
@@ -910,7 +920,8 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
         sgemm_slices<0><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
             g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
     cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     const int c_vec = (g->ldc % 4 == 0) && sgemm_aligned16(g->C);
     const dim3 sum_grid((unsigned)ceil_div(ceil_div(g->N, 4), 256), (unsigned)g->M);
     sgemm_sum_slices<<<sum_grid, 256, 0, stream>>>(g->M, g->N, g->alpha, g->beta, g->C, g->ldc,
@@ -934,10 +945,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 {
     int done = 0;
     cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done) return err;
+    if (err != cudaSuccess || done)
+        return err;
     struct device_facts f;
     err = get_device_facts(&f);
-    if (err != cudaSuccess) return err;
+    if (err != cudaSuccess)
+        return err;
     if (f.cc < 90 || f.cluster_cap[2] <= 0)
         return cudaErrorInvalidDevice; /* NEW: clusters need sm_90 (before: rung 13) */
     const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B); /* rung 11 */
@@ -954,7 +967,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err != cudaSuccess ? err : launch_whole_large(b16, &g, large, stream);
         unsigned *flags = (unsigned *)(work + ws_floats(f.sms));
         err = launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
-        if (err != cudaSuccess || launched) return err;
+        if (err != cudaSuccess || launched)
+            return err;
     }
     if (plan == WHOLE_SMALL) {
         const long long room = ws_floats(f.sms);
