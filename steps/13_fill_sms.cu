@@ -54,7 +54,10 @@
  * Predicted (H100, ratio to cuBLAS): 1024 ~1.15 (128 small tiles), 3072 +5-10% (stream-K or
  * small tiles in full rounds), 512^2 and 768^2 >= 1.0 (split-K), deep K (256x256x65536)
  * 0.44 -> ~0.95 with the large-tile split.
- * Measured: see results/notes/step_13.md (`make step=13 run`, the shape set).
+ * Measured (H100, 2026-11-25, ratio to cuBLAS): 1.134 / 1.042 / 1.107 / 1.028 / 1.050 at 1024 /
+ * 2048 / 3072 / 4096 / 8192; the shape set 0.87-1.13: 256x256x65536 0.44 -> 0.983 and
+ * 1024x1024x16384 0.84 -> 0.945 with the large-tile split, 4096x128x4096 0.867 (one row of
+ * 64x128 tiles) the furthest behind. results/notes/step_13.md has every number.
  */
 #include <pthread.h>
 #include <stdint.h>
