@@ -32,6 +32,8 @@
  *   down and up). It is tuned to this compiler (CUDA 13.0); another ptxas may schedule it
  *   differently, and results/notes/step_12.md keeps the plain serpentine for comparison.
  *
+ * Edges, alignment, the pipeline and the copies: exactly rung 11's.
+ *
  * Prediction: +5-8% over rung 11 at 2048-8192 (the dispatch stalls of the row-by-row order
  * are ~0.22 cycles per instruction, the serpentine's ~0.15).
  *
@@ -242,7 +244,6 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
     X(1, 7) X(9, 7) X(14, 7) X(2, 7) X(3, 7) X(5, 7) X(8, 7) X(0, 7)                               \
     X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2)                               \
     X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(10, 2) X(12, 2) X(15, 2) X(11, 2)
-
 
 static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
                                                     int tile)
