@@ -6,28 +6,52 @@ CC        := gcc
 BUILD     := build
 BIN       := bin
 
+comma := ,
+
 # ---- target architecture: the GPU's own, ARCH=sm_XY, or a spread when there is no GPU
+# nvidia-smi's compute_cap counts only when it is a number ("9.0" -> 90); anything else it
+# prints (an error, "[N/A]") means no GPU here.
 ifeq ($(origin ARCH),undefined)
-  GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .\r')
+  GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' \r' | grep -xE '[0-9]+\.[0-9]+' | tr -d .)
   ifneq ($(GPU_CC),)
     ARCH := sm_$(GPU_CC)
   endif
 endif
+# Without a GPU, a spread of architectures: whichever of these the installed nvcc can build
+# (CUDA 13 dropped sm_70, Volta), plus PTX for the newest, which the driver compiles for GPUs
+# newer than any of them.
+override NOGPU_ARCHS = $(strip $(foreach a,70 75 80 86 89 90,$(if $(filter sm_$(a),$(NVCC_CODES)),$(a))))
+override NVCC_CODES  = $(shell $(NVCC) --list-gpu-code 2>/dev/null)
 ifdef ARCH
-  ARCH_LIST := $(subst sm_,,$(ARCH))
+  override ARCH_LIST := $(subst sm_,,$(ARCH))
+  override PTX_ARCH  :=
 else
-  # Without a GPU, a spread of architectures; nvcc 13 dropped sm_70 (Volta), so the list is
-  # whichever of these the installed nvcc can build.
-  NVCC_CODES := $(shell $(NVCC) --list-gpu-code 2>/dev/null)
-  ARCH_LIST  := $(foreach a,70 75 80 86 89 90,$(if $(filter sm_$(a),$(NVCC_CODES)),$(a)))
+  override ARCH_LIST := $(NOGPU_ARCHS)
+  override PTX_ARCH  := $(lastword $(ARCH_LIST))
 endif
-GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a),code=sm_$(a))
+override GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a),code=sm_$(a)) \
+           $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH))
+# A build with no architecture is refused (the goals that compile nothing go on without nvcc).
+ifneq ($(filter-out help clean deps plots readme-table,$(or $(MAKECMDGOALS),default)),)
+  ifeq ($(filter code=sm_%,$(subst $(comma), ,$(GENCODE))),)
+    $(error no architecture to build: no ARCH, no GPU, and '$(NVCC) --list-gpu-code' names none of sm_70..sm_90)
+  endif
+endif
 
-NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 $(GENCODE) -Xptxas -v -Xptxas -warn-spills -Xcompiler -Wall,-Wextra
-CFLAGS    ?= -O2 -g
-CFLAGS    += -std=c11 -Wall -Wextra -Wpedantic -I$(CUDA_HOME)/include
-LDLIBS    := -lcublas -ldl -lpthread -lm
+# ---- flags: NVCCFLAGS, CFLAGS and LDLIBS (make's command line or the environment) are the
+# user's: optimization, debug information, extra defines. They are added to the flags the
+# build needs, which they cannot replace: architectures, ptxas's resource report and spill
+# warnings (the build test reads them), the language standards, the warnings. The variables
+# below that make's command line must not set are marked override.
+NVCCFLAGS_DEFAULT := -O3 -lineinfo
+CFLAGS_DEFAULT    := -O2 -g
+NVCCFLAGS ?= $(NVCCFLAGS_DEFAULT)
+CFLAGS    ?= $(CFLAGS_DEFAULT)
+override NVCC_REQUIRED := -std=c++17 $(GENCODE) -Xptxas -v -Xptxas -warn-spills -Xcompiler -Wall,-Wextra
+override CC_REQUIRED   := -std=c11 -Wall -Wextra -Wpedantic -I$(CUDA_HOME)/include
+override ALL_NVCCFLAGS  = $(NVCCFLAGS) $(NVCC_REQUIRED)
+override ALL_CFLAGS     = $(CFLAGS) $(CC_REQUIRED)
+override ALL_LDLIBS     = -lcublas -ldl -lpthread -lm $(LDLIBS)
 
 # ---- cmocka: the system's, or one unpacked into .deps/ (scripts/deps.sh)
 DEPS_LIBDIR := $(firstword $(wildcard .deps/usr/lib/*-linux-gnu))
@@ -73,33 +97,50 @@ endif
 default: $(if $(STEP_BIN),$(STEP_BIN),all)
 all: $(STEP_BINS)
 
-# Rebuild everything when the architecture list changes.
-$(BUILD)/gencode.txt: FORCE
-	@mkdir -p $(@D)
-	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
+# ---- flag stamps: build/flags/nvcc.txt and build/flags/cc.txt hold the whole compile and link
+# lines of each compiler. A stamp is rewritten only when its line changes (another ARCH, other
+# NVCCFLAGS or CFLAGS, another compiler), and everything that compiler builds depends on it, so
+# a change of flags rebuilds all of it, `make -n` included.
+override TEST_LIBS   := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lm
+override NVCC_STAMP   = compile: $(NVCC) $(ALL_NVCCFLAGS) | link: $(NVCC) $(GENCODE) $(ALL_LDLIBS)
+override CC_STAMP     = compile: $(CC) $(ALL_CFLAGS) | tests: $(CMOCKA_CFLAGS) $(CMOCKA_LIBS) $(TEST_LIBS)
+NVCC_FLAGS_STAMP := $(BUILD)/flags/nvcc.txt
+CC_FLAGS_STAMP   := $(BUILD)/flags/cc.txt
 
-$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh $(BUILD)/gencode.txt
+# $(call FLAGS_STAMP,FILE,VARIABLE): FILE holds the text of VARIABLE, remade only when it differs.
+define FLAGS_STAMP
+ifneq ($$(strip $$(shell cat $(1) 2>/dev/null)),$$(strip $$($(2))))
+$(1): FORCE
+endif
+$(1):
+	@mkdir -p $$(@D)
+	@printf '%s\n' '$$(subst ','\'',$$($(2)))' >$$@
+endef
+$(eval $(call FLAGS_STAMP,$(NVCC_FLAGS_STAMP),NVCC_STAMP))
+$(eval $(call FLAGS_STAMP,$(CC_FLAGS_STAMP),CC_STAMP))
+
+$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
-	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(NVCCFLAGS) -c $< -o $@
+	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h $(BUILD)/gencode.txt
+$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
-	@scripts/logged.sh $(BUILD)/common/$*.log $(NVCC) $(NVCCFLAGS) -c $< -o $@
+	@scripts/logged.sh $(BUILD)/common/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) common/step.h
+$(BUILD)/harness/%.o: harness/%.c $(wildcard harness/*.h) common/step.h $(CC_FLAGS_STAMP)
 	@echo "  CC    $<"
-	@scripts/logged.sh $(BUILD)/harness/$*.log $(CC) $(CFLAGS) -c $< -o $@
+	@scripts/logged.sh $(BUILD)/harness/$*.log $(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/harness/main_%.o: harness/main.c $(wildcard harness/*.h) common/step.h
+$(BUILD)/harness/main_%.o: harness/main.c $(wildcard harness/*.h) common/step.h $(CC_FLAGS_STAMP)
 	@echo "  CC    $< (rung $*)"
-	@scripts/logged.sh $(BUILD)/harness/main_$*.log $(CC) $(CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
+	@scripts/logged.sh $(BUILD)/harness/main_$*.log $(CC) $(ALL_CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
 
 # bin/stepNN: the harness, linked with rung NN alone.
 define STEP_BIN_RULE
-$(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(1)_*.cu)) $(HARNESS_OBJS) $(COMMON_OBJS)
+$(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(1)_*.cu)) $(HARNESS_OBJS) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
-	@$$(NVCC) $$(GENCODE) -o $$@ $$^ $$(LDLIBS)
+	@$$(NVCC) $$(GENCODE) -o $$@ $$(filter %.o,$$^) $$(ALL_LDLIBS)
 endef
 $(foreach n,$(STEP_NUMS),$(eval $(call STEP_BIN_RULE,$(n))))
 
@@ -113,20 +154,21 @@ TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 # The bank-conflict test includes the rungs' own shared-memory layout functions.
 $(BUILD)/tests/test_banks: tests/banks_rung.h $(wildcard steps/0[5-9]_*.cu steps/1[0-9]_*.cu)
+$(BUILD)/tests/test_gpu_startup: harness/gpu_startup.c harness/gpu_startup.h
 
-$(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) | deps
+$(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(CC_FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	@scripts/logged.sh $(BUILD)/tests/test_$*.log $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -o $@ $< \
-	    $(PURE_OBJS) $(CMOCKA_LIBS) -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lm
+	@scripts/logged.sh $(BUILD)/tests/test_$*.log $(CC) $(ALL_CFLAGS) $(TEST_DEFS_$*) $(CMOCKA_CFLAGS) -o $@ $< \
+	    $(PURE_OBJS) $(CMOCKA_LIBS) $(TEST_LIBS)
 
 # The check-matrix test reads the case count README.md states.
-$(BUILD)/tests/test_check_cases: CFLAGS += -DREADME_MD='"$(CURDIR)/README.md"'
+TEST_DEFS_check_cases := -DREADME_MD='"$(CURDIR)/README.md"'
 
 # The telemetry test loads a stand-in NVML from beside its executable.
-$(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c
+$(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c $(CC_FLAGS_STAMP)
 	@mkdir -p $(@D)
-	@scripts/logged.sh $(BUILD)/tests/libfake_nvml.log $(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+	@scripts/logged.sh $(BUILD)/tests/libfake_nvml.log $(CC) $(ALL_CFLAGS) -shared -fPIC -o $@ $<
 $(BUILD)/tests/test_telemetry: $(BUILD)/tests/libfake_nvml.so
 
 deps:
@@ -135,11 +177,13 @@ deps:
 test: deps all $(TEST_BINS)
 	@tests/run_tests.sh $(TEST_BINS)
 
-host-tests: deps $(TEST_BINS)
+# The host tests include the build test, which reads the logs of every rung's build: `all` first.
+host-tests: deps all $(TEST_BINS)
 	@tests/run_tests.sh --host-only $(TEST_BINS)
 
+# Every binary in bin/ (as `make test` runs them), the rungs' own and any variant built beside them.
 gpu-tests: all
-	@tests/gpu_tests.sh $(STEP_BINS)
+	@tests/gpu_tests.sh $(BIN)/step*
 
 # ---- launch-contract tests (begin) ------------------------------------------------------------
 # $(BUILD)/tests/contract_NN: tests/gpu_contract.c linked with rung NN alone (like bin/stepNN,
@@ -149,15 +193,15 @@ gpu-tests: all
 #
 CONTRACT_BINS := $(addprefix $(BUILD)/tests/contract_,$(STEP_NUMS))
 
-$(BUILD)/tests/contract_%.o: tests/gpu_contract.c common/step.h
+$(BUILD)/tests/contract_%.o: tests/gpu_contract.c common/step.h $(CC_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC    $< (rung $*)"
-	@scripts/logged.sh $(BUILD)/tests/contract_$*.log $(CC) $(CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
+	@scripts/logged.sh $(BUILD)/tests/contract_$*.log $(CC) $(ALL_CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
 
 define CONTRACT_BIN_RULE
-$(BUILD)/tests/contract_$(1): $(BUILD)/tests/contract_$(2).o $(3) $(COMMON_OBJS)
+$(BUILD)/tests/contract_$(1): $(BUILD)/tests/contract_$(2).o $(3) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
 	@echo "  LINK  $$@"
-	@$$(NVCC) $$(GENCODE) -o $$@ $$^ -lpthread
+	@$$(NVCC) $$(GENCODE) -o $$@ $$(filter %.o,$$^) -lpthread
 endef
 $(foreach n,$(STEP_NUMS),$(eval $(call CONTRACT_BIN_RULE,$(n),$(n),$(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(n)_*.cu)))))
 
@@ -167,7 +211,7 @@ all: $(CONTRACT_BINS)
 # ---- look inside a rung
 diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN))
 	$(if $(NN),,$(error $@ needs step=N, e.g. make step=5 $@))
-	@NVCC='$(NVCC)' NVCCFLAGS='$(NVCCFLAGS)' GENCODE='$(GENCODE)' ARCH='$(ARCH)' BUILD='$(BUILD)' BIN='$(BIN)' \
+	@NVCC='$(NVCC)' NVCCFLAGS='$(ALL_NVCCFLAGS)' GENCODE='$(GENCODE)' ARCH='$(ARCH)' BUILD='$(BUILD)' BIN='$(BIN)' \
 	    scripts/inspect.sh $@ $(NN)
 
 # ---- benchmarks and plots
@@ -184,6 +228,8 @@ help:
 	@echo "sgemm-ladder: a CUDA SGEMM ladder, each rung checked against and timed beside cuBLAS"
 	@echo ""
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
+	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
+	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
 	@echo "  make step=N run        build rung N (1..14), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
 	@echo "  make all               build every rung (and the launch-contract tests)"
@@ -197,7 +243,12 @@ help:
 	@echo "  make readme-table      write the 4096 table into README.md"
 	@echo "  make clean             remove build/ and bin/"
 	@echo ""
-	@echo "  variables: ARCH=sm_90 (default: the GPU's, else sm_70,80,86,89,90), CUDA_HOME, NVCC, ARGS"
+	@echo "  variables:"
+	@echo "    ARCH=sm_86         one architecture (default: the GPU's; without a GPU, with this nvcc:"
+	@echo "                       $(if $(NOGPU_ARCHS),$(patsubst %,sm_%,$(NOGPU_ARCHS)) and PTX for compute_$(lastword $(NOGPU_ARCHS)),none: no nvcc at $(NVCC)))"
+	@echo "    NVCCFLAGS, CFLAGS  added to the flags the build needs (architectures, ptxas -v -warn-spills,"
+	@echo "                       -std, warnings), which stay; defaults: $(NVCCFLAGS_DEFAULT), $(CFLAGS_DEFAULT)"
+	@echo "    LDLIBS             added to the libraries the rungs link; CUDA_HOME, NVCC, ARGS"
 	@echo "  rungs: $(STEP_NUMS)"
 
 clean:

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # run_tests.sh [--host-only] TEST_BINARIES...: what `make test` runs.
 #   1. the host tests (cmocka binaries given as arguments, and the bank-conflict test),
-#   2. the build test: every rung built with zero warnings and no register spills,
+#   2. the build test: every rung built for every architecture with zero warnings and no
+#      register spills, and the test of the Makefile's flags, architectures and stamps,
 #   3. the plot test (gnuplot scripts and the README table on a fixture),
 #   4. the GPU tests, when a GPU is present (skipped with a visible line when not).
 # Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on failure.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 host_only=0
 if [ "${1:-}" = "--host-only" ]; then
@@ -34,7 +35,8 @@ run() {
 for t in "$@"; do
   run "$(basename "$t")" "$t"
 done
-run "build: zero warnings, no spills" tests/check_build.sh
+run "build: every rung for every architecture, zero warnings, no spills" tests/check_build.sh
+run "build flags, architectures and stamps (dry runs)" tests/test_build_flags.sh
 run "sweep, inspect and profile-table scripts" tests/test_tools.sh
 if [ "$host_only" -eq 0 ]; then
   run "plots and README table" tests/test_plots.sh
