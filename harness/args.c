@@ -68,6 +68,34 @@ static int parse_int_list(const char *list, char sep, int lo, int hi, int *vals,
     }
 }
 
+/*
+ * The contract (common/sgemm_common.cu) refuses an operand that spans more than INT_MAX
+ * floats, (rows - 1) * ld + cols, so that the kernels may index with int: A is M x K with
+ * lda, B is K x N with ldb, C is M x N with ldc.  The harness refuses such a shape here,
+ * before it looks for a GPU, rather than half-way through a run.  The largest square size
+ * is 46340 (46341^2 > INT_MAX).
+ */
+#define MAX_SPAN INT_MAX
+
+/* When an operand of the product spans more than MAX_SPAN floats, describes the first such
+ * operand in buf and returns 1; returns 0 when every operand fits. */
+static int too_wide(int m, int n, int k, int lda, int ldb, int ldc, char *buf, size_t len)
+{
+    static const char *const what[3] = {"A (M x K", "B (K x N", "C (M x N"};
+    static const char *const ld_name[3] = {"lda", "ldb", "ldc"};
+    const int rows[3] = {m, k, m}, cols[3] = {k, n, n}, ld[3] = {lda, ldb, ldc};
+    for (int i = 0; i < 3; i++) {
+        const long long span = (long long)(rows[i] - 1) * ld[i] + cols[i];
+        if (span > MAX_SPAN) {
+            snprintf(buf, len, "%s = %d x %d, %s %d) spans %lld floats; an operand may span at "
+                     "most INT_MAX = %d floats ((rows - 1) * ld + cols)", what[i], rows[i],
+                     cols[i], ld_name[i], ld[i], span, MAX_SPAN);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int add_shape(struct options *o, int m, int n, int k, int lda, int ldb, int ldc)
 {
     if (o->nshapes == MAX_SHAPES)
@@ -160,6 +188,9 @@ static enum args_result shape_line(struct options *o, char *line, const char *pa
                             path, lineno, names[3 + i], field[3 + i], tight[i], MAX_LD,
                             names[3 + i], i == 0 ? "K" : "N");
     }
+    char why[256];
+    if (too_wide(v[0], v[1], v[2], v[3], v[4], v[5], why, sizeof why))
+        return fail(err, errlen, "%s:%d: %s", path, lineno, why);
     if (add_shape(o, v[0], v[1], v[2], v[3], v[4], v[5]) != 0)
         return fail(err, errlen, "%s:%d: more than %d shapes", path, lineno, MAX_SHAPES);
     return ARGS_OK;
@@ -215,6 +246,7 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
     o->power_s = 0.5;
     int check_flag = -1; /* -1: not given */
     int sizes[MAX_SHAPES];
+    char why[256]; /* what is too large about a shape */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -236,6 +268,10 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
             if (n < 0)
                 return fail(err, errlen, "--sizes '%s': expected integers 1..%d separated by commas",
                             v, MAX_DIM);
+            for (int j = 0; j < n; j++)
+                if (too_wide(sizes[j], sizes[j], sizes[j], sizes[j], sizes[j], sizes[j], why,
+                             sizeof why))
+                    return fail(err, errlen, "--sizes %d: %s", sizes[j], why);
             if (add_squares(o, sizes, n, err, errlen) != ARGS_OK)
                 return ARGS_ERROR;
         } else if (strcmp(a, "--sweep") == 0) {
@@ -245,15 +281,20 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
             if (parse_int_list(v, ':', 1, MAX_DIM, r, 3) != 3 || r[0] > r[1])
                 return fail(err, errlen, "--sweep '%s': expected FROM:TO:STEP with 1 <= FROM <= TO <= %d, STEP >= 1",
                             v, MAX_DIM);
-            for (int s = r[0]; s <= r[1]; s += r[2])
+            for (int s = r[0]; s <= r[1]; s += r[2]) {
+                if (too_wide(s, s, s, s, s, s, why, sizeof why))
+                    return fail(err, errlen, "--sweep '%s': size %d: %s", v, s, why);
                 if (add_tight(o, s, s, s) != 0)
                     return fail(err, errlen, "--sweep '%s': more than %d points", v, MAX_SHAPES);
+            }
         } else if (strcmp(a, "--mnk") == 0) {
             int r[3];
             if (!(v = value_of(argc, argv, &i)))
                 return fail(err, errlen, "--mnk needs M,N,K, e.g. --mnk 4096,1024,512");
             if (parse_int_list(v, ',', 1, MAX_DIM, r, 3) != 3)
                 return fail(err, errlen, "--mnk '%s': expected three integers M,N,K in 1..%d", v, MAX_DIM);
+            if (too_wide(r[0], r[1], r[2], r[2], r[1], r[1], why, sizeof why))
+                return fail(err, errlen, "--mnk '%s': %s", v, why);
             if (add_tight(o, r[0], r[1], r[2]) != 0)
                 return fail(err, errlen, "too many shapes (at most %d points)", MAX_SHAPES);
         } else if (strcmp(a, "--shapes") == 0) {
@@ -323,7 +364,11 @@ void print_usage(const char *prog, void *file)
             "  --quiet                no table on stdout\n"
             "  --help                 this text\n"
             "\n"
-            "exit: 0 ok, 1 a check failed, 2 bad usage or does not fit, 3 CUDA error,\n"
-            "      77 no GPU or the GPU is below the rung's compute capability\n",
+            "Every shape: M, N and K in 1..65536, and no operand spanning more than INT_MAX\n"
+            "floats, (rows - 1) * ld + cols (square sizes up to 46340).\n"
+            "\n"
+            "exit: 0 ok, 1 a check failed, 2 bad usage or does not fit, 3 a CUDA error (CUDA\n"
+            "      did not start, a driver older than the runtime among them), 77 no CUDA\n"
+            "      device or the GPU is below the rung's compute capability\n",
             prog);
 }

@@ -99,8 +99,9 @@ static void verify_timed(const struct gemm_ctx *rung, const float *c_ref_dev, co
 /*
  * Clocks and power under sustained load: the timed replays are separated by L2 flushes
  * and synchronizations, so the GPU idles between them and NVML would mostly sample the
- * gaps.  Here the kernel runs back to back for about `seconds`, as in real use, and the
- * energy per GEMM is the mean power times the mean time per GEMM of that run.
+ * gaps.  Here the kernel runs back to back for about `seconds`, as in real use, and
+ * telemetry_end gives the energy per GEMM: the mean power times the mean time per GEMM
+ * of that run (its GPU time by CUDA events, over the launches).
  */
 static void power_phase(struct timer *t, gemm_fn fn, void *ctx, double est_ms, double seconds,
                         struct telemetry *tel, struct telemetry_sample *out)
@@ -117,10 +118,8 @@ static void power_phase(struct timer *t, gemm_fn fn, void *ctx, double est_ms, d
         CUDA_CHECK(fn(ctx, t->stream));
     CUDA_CHECK(cudaEventRecord(t->stop[0], t->stream));
     CUDA_CHECK(cudaEventSynchronize(t->stop[0]));
-    telemetry_end(tel, n, out);
     CUDA_CHECK(cudaEventElapsedTime(&elapsed_ms, t->start[0], t->stop[0]));
-    if (out->valid)
-        out->energy_mj = out->power_w * elapsed_ms / n; /* W x ms = mJ */
+    telemetry_end(tel, n, elapsed_ms, out);
 }
 
 void bench_point(const struct step *st, const struct shape *s, const struct options *o,

@@ -24,11 +24,17 @@ void gpu_check_cublas(cublasStatus_t s, const char *what, const char *file, int 
 int gpu_open(int device, struct gpu_info *info, char *err, size_t errlen)
 {
     int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        snprintf(err, errlen, "no CUDA GPU found (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
-        return EXIT_UNSUPPORTED;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    const int rc = gpu_startup_exit(e, count);
+    if (rc != 0) {
+        /* Both versions, for a driver older than the runtime; -1 where even that fails. */
+        int driver = -1, runtime = -1;
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            driver = -1;
+        if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+            runtime = -1;
+        gpu_startup_message(e, count, driver, runtime, err, errlen);
+        return rc;
     }
     if (device >= count) {
         snprintf(err, errlen, "--device %d: only %d CUDA device%s (0..%d)", device, count,

@@ -6,8 +6,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-/* Exit codes shared by the harness (see --help). */
-enum { EXIT_CHECK_FAILED = 1, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_UNSUPPORTED = 77 };
+#include "gpu_startup.h" /* the exit codes, the start-up messages */
 
 /* Every CUDA and cuBLAS call goes through these: on error, one line on stderr and exit 3. */
 #define CUDA_CHECK(call) gpu_check_cuda((call), #call, __FILE__, __LINE__)
@@ -23,7 +22,10 @@ struct gpu_info {
     size_t free_bytes;
 };
 
-/* Selects `device` and fills *info.  Returns 0, or an exit code with one line in err. */
+/* Selects `device` and fills *info.  Returns 0, or an exit code with one line in err:
+ * EXIT_UNSUPPORTED only when there is no CUDA device, EXIT_CUDA when CUDA does not start
+ * (a driver older than the runtime among others), EXIT_USAGE for a device number past the
+ * last device. */
 int gpu_open(int device, struct gpu_info *info, char *err, size_t errlen);
 
 /* cudaMalloc, checked. */

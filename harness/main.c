@@ -79,9 +79,9 @@ int main(int argc, char **argv)
         return rc;
     }
     if (info.cc < st->min_cc) {
-        fprintf(stderr, "%s: rung %02d (%s) needs compute capability %d.%d; device %d (%s) is %d.%d\n",
-                prog, st->number, st->slug, st->min_cc / 10, st->min_cc % 10, o.device, info.name,
-                info.cc / 10, info.cc % 10);
+        gpu_below_cc_message(st->number, st->slug, st->min_cc, o.device, info.name, info.cc, err,
+                             sizeof err);
+        fprintf(stderr, "%s: %s\n", prog, err);
         return EXIT_UNSUPPORTED;
     }
     if ((rc = check_fit(&o, &info, prog)) != 0)

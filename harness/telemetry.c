@@ -1,5 +1,6 @@
 /*
- * telemetry.c - NVML sampling of clocks, power and energy, loaded at run time.
+ * telemetry.c - NVML sampling of clocks and power, loaded at run time; energy per GEMM
+ * from them (telemetry.h gives the one definition).
  *
  * Why dlopen: the harness must build and run on machines without a driver or
  * NVML (CI, laptops); there telemetry is simply absent (valid == 0).  We
@@ -38,7 +39,6 @@ typedef nvml_return (*nvml_shutdown_fn)(void);
 typedef nvml_return (*nvml_handle_by_pci_fn)(const char *pci_bus_id, nvml_device *device);
 typedef nvml_return (*nvml_clock_fn)(nvml_device device, int clock_type, unsigned int *mhz);
 typedef nvml_return (*nvml_power_fn)(nvml_device device, unsigned int *milliwatts);
-typedef nvml_return (*nvml_energy_fn)(nvml_device device, unsigned long long *millijoules);
 typedef nvml_return (*nvml_reasons_fn)(nvml_device device, unsigned long long *reasons);
 
 #define DEFAULT_NVML_LIB "libnvidia-ml.so.1"
@@ -50,7 +50,6 @@ struct telemetry {
     nvml_shutdown_fn shutdown;
     nvml_clock_fn clock_info;
     nvml_power_fn power_usage;
-    nvml_energy_fn total_energy;   /* NULL where the GPU has no energy counter */
     nvml_reasons_fn clock_reasons; /* ClocksEventReasons, or the older ThrottleReasons */
     nvml_device device;
 
@@ -67,11 +66,6 @@ struct telemetry {
     int n_sm, n_mem, n_power;
     unsigned long long throttle;
     int samples;
-
-    /* window bounds */
-    struct timespec t_begin;
-    unsigned long long energy_begin_mj;
-    int energy_begin_ok;
 };
 
 /* Returned only if calloc fails: every call sees lib == NULL and does nothing. */
@@ -88,11 +82,6 @@ static int load_symbol(void *lib, const char *name, void *fn_ptr, size_t fn_size
     return 1;
 }
 #define LOAD(lib, name, fn) load_symbol((lib), (name), &(fn), sizeof(fn))
-
-static double elapsed_ms(const struct timespec *from, const struct timespec *to)
-{
-    return (double)(to->tv_sec - from->tv_sec) * 1e3 + (double)(to->tv_nsec - from->tv_nsec) * 1e-6;
-}
 
 static void reset_window(struct telemetry *t)
 {
@@ -227,9 +216,6 @@ static void connect_nvml(struct telemetry *t, int cuda_device)
 
     /* Optional queries: keep them only if this GPU answers them. */
     unsigned long long probe = 0;
-    if (!LOAD(lib, "nvmlDeviceGetTotalEnergyConsumption", t->total_energy) ||
-        t->total_energy(t->device, &probe) != NVML_SUCCESS)
-        t->total_energy = NULL;
     if (!LOAD(lib, "nvmlDeviceGetCurrentClocksEventReasons", t->clock_reasons) ||
         t->clock_reasons(t->device, &probe) != NVML_SUCCESS) {
         if (!LOAD(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", t->clock_reasons) ||
@@ -260,9 +246,6 @@ void telemetry_begin(struct telemetry *t)
     stop_sampler(t); /* a begin without its end: drop the old window */
     reset_window(t);
     t->stop = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t->t_begin);
-    t->energy_begin_ok =
-        t->total_energy != NULL && t->total_energy(t->device, &t->energy_begin_mj) == NVML_SUCCESS;
     /* If the thread cannot start, end() still takes its one sample. */
     t->thread_running = pthread_create(&t->thread, NULL, sampler_main, t) == 0;
 }
@@ -272,7 +255,8 @@ static double mean_or_nan(double sum, int n)
     return n > 0 ? sum / n : NAN;
 }
 
-void telemetry_end(struct telemetry *t, int gemms, struct telemetry_sample *out)
+void telemetry_end(struct telemetry *t, int gemms, double elapsed_ms,
+                   struct telemetry_sample *out)
 {
     if (out == NULL)
         return;
@@ -282,24 +266,15 @@ void telemetry_end(struct telemetry *t, int gemms, struct telemetry_sample *out)
     stop_sampler(t);
     take_sample(t); /* the last moments of the window, and all of a very short one */
 
-    struct timespec t_end;
-    clock_gettime(CLOCK_MONOTONIC, &t_end);
-    unsigned long long energy_end_mj = 0;
-    const int energy_ok = t->energy_begin_ok &&
-                          t->total_energy(t->device, &energy_end_mj) == NVML_SUCCESS &&
-                          energy_end_mj >= t->energy_begin_mj;
-    const double per_gemm = 1.0 / (gemms > 0 ? gemms : 1);
-
     out->samples = t->samples;
     out->valid = t->samples > 0;
     out->sm_clock_mhz = mean_or_nan(t->sum_sm_mhz, t->n_sm);
     out->mem_clock_mhz = mean_or_nan(t->sum_mem_mhz, t->n_mem);
     out->power_w = mean_or_nan(t->sum_power_w, t->n_power);
     out->throttle = t->throttle;
-    if (energy_ok) /* the counter is in mJ */
-        out->energy_mj = (double)(energy_end_mj - t->energy_begin_mj) * per_gemm;
-    else /* no counter: mean power (W) times duration (ms) is mJ */
-        out->energy_mj = out->power_w * elapsed_ms(&t->t_begin, &t_end) * per_gemm;
+    /* mean power (W) times the time per GEMM (ms) is mJ; NaN power stays NaN */
+    out->energy_mj = (elapsed_ms >= 0.0) ? out->power_w * elapsed_ms / (gemms > 0 ? gemms : 1)
+                                         : NAN; /* a negative or NaN time: unknown */
 }
 
 void telemetry_close(struct telemetry *t)

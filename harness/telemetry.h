@@ -1,10 +1,16 @@
 /*
  * telemetry.h - GPU clocks, power and energy while a kernel's replays run.
  *
- * The harness brackets the timed replays of one kernel with
- *     telemetry_begin(t);  ... replays ...;  telemetry_end(t, replays, &sample);
- * and writes the averages beside the timing (sm_clock_mhz, power_w, ...), so a
- * reader can tell a slow rung from a GPU that was throttling while it ran.
+ * The harness brackets a back-to-back run of one kernel with
+ *     telemetry_begin(t);  ... gemms launches ...;  telemetry_end(t, gemms, ms, &sample);
+ * (ms: the run's duration on the GPU, from CUDA events) and writes the averages
+ * beside the timing (sm_clock_mhz, power_w, energy_mj, ...), so a reader can tell
+ * a slow rung from a GPU that was throttling while it ran.
+ *
+ * Energy per GEMM has one definition, the one the CSV column energy_mj holds:
+ * mean board power x the run's GPU time / gemms (W x ms = mJ).  NVML's energy
+ * counter is not read: the column is then the product of two things the CSV
+ * shows beside it (power_w and the time per GEMM), whatever the GPU.
  *
  * NVML is loaded with dlopen at run time (libnvidia-ml.so.1, or the name in
  * the environment variable TELEMETRY_NVML_LIB, which tests use): the build
@@ -31,8 +37,7 @@ struct telemetry_sample {
     double sm_clock_mhz;         /* mean SM clock over the samples */
     double mem_clock_mhz;        /* mean memory clock */
     double power_w;              /* mean board power */
-    double energy_mj;            /* energy per GEMM: energy-counter delta / gemms, or, where the
-                                    GPU has no counter, mean power * elapsed time / gemms */
+    double energy_mj;            /* energy per GEMM: power_w * elapsed_ms / gemms */
     unsigned long long throttle; /* OR of the clock-event (throttle) reason bits seen */
     int samples;                 /* how many samples were averaged */
 };
@@ -44,7 +49,11 @@ struct telemetry;
 struct telemetry *telemetry_open(int cuda_device); /* never NULL; no-op handle without NVML */
 int telemetry_available(const struct telemetry *t);
 void telemetry_begin(struct telemetry *t); /* starts sampling (background thread) */
-void telemetry_end(struct telemetry *t, int gemms, struct telemetry_sample *out);
+/* Stops sampling and averages the window into *out.  gemms: the launches in the window
+ * (below 1 counts as 1); elapsed_ms: their time on the GPU (CUDA events).  energy_mj is
+ * NaN when the power or the time is unknown (elapsed_ms NaN or negative). */
+void telemetry_end(struct telemetry *t, int gemms, double elapsed_ms,
+                   struct telemetry_sample *out);
 void telemetry_close(struct telemetry *t); /* safe on a no-op handle */
 
 #ifdef __cplusplus

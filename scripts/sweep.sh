@@ -65,7 +65,7 @@ readonly SLOW_RUNGS="1 2"
 
 CHILD_PID=""
 WORK=""
-SKIPPED="" # rungs that exited 77 (below the GPU's compute capability)
+SKIPPED="" # rungs that exited 77 (below the GPU's compute capability, or no CUDA device): not run
 
 say() { echo "sweep: $*" >&2; }
 die() {
@@ -229,7 +229,9 @@ data_rows() {
 
 # follow CSV STATUS...: waits for CHILD_PID, showing the line `STATUS... ROWS` prints (ROWS:
 # the rows CSV has so far) whenever it grows, or all the time on a terminal; returns the
-# child's exit status.
+# child's exit status.  Off a terminal the line for the final ROWS is always shown, once,
+# when the child has ended: a log has each run's last state however fast the run was
+# (a child that ends before the first poll would otherwise leave no line at all).
 follow() {
     local csv=$1 rows last_rows=-1 rc=0 line tty=0
     shift
@@ -245,7 +247,12 @@ follow() {
     done
     wait "$CHILD_PID" || rc=$?
     CHILD_PID=""
-    ((tty)) && printf '\r\033[K' >&2
+    if ((tty)); then
+        printf '\r\033[K' >&2
+    else
+        rows=$(data_rows "$csv")
+        if ((rows != last_rows)); then echo "sweep: $("$@" "$rows")" >&2; fi
+    fi
     return "$rc"
 }
 
@@ -400,14 +407,22 @@ main() {
         local t_rung=$SECONDS
         rc=0
         run_rung "$n" "$plan" || rc=$?
+        # exit 77 is a skip only for a GPU below the rung's compute capability (the harness
+        # says "needs compute capability"); "no CUDA device" where nvidia-smi lists one fails
         case $rc in
         0) status="ok"; ran=$((ran + 1)) ;;
-        77) status="SKIPPED (exit 77: no GPU, or the GPU is below the rung's compute capability)"
-            SKIPPED="$SKIPPED $n" ;;
+        77) if grep -q 'needs compute capability' "$WORK/$(printf 'step%02d' "$n").log"; then
+                status="SKIPPED (exit 77: the GPU is below the rung's compute capability)"
+                SKIPPED="$SKIPPED $n"
+            else
+                status="FAILED (exit 77: no CUDA device, but nvidia-smi lists a GPU)"
+                SKIPPED="$SKIPPED $n"
+                failed=1
+            fi ;;
         *) status="FAILED (exit $rc)"; failed=1; ran=$((ran + 1)) ;;
         esac
         say "rung $(printf '%02d' "$n") $(slug "$n"): $status, $(data_rows "$WORK/$(printf 'step%02d' "$n").csv") points, $((SECONDS - t_rung)) s"
-        if ((rc != 0 && rc != 77)); then
+        if ((rc != 0)) && [[ $status != SKIPPED* ]]; then
             tail -n 5 "$WORK/$(printf 'step%02d' "$n").log" | sed 's/^/    /' >&2
         fi
         printf 'rung %02d %s: %s, %s s, budget %s s, sizes %s\n' "$n" "$(slug "$n")" "$status" \
@@ -457,4 +472,8 @@ main() {
     ((failed == 0 && post_rc == 0)) || exit 1
 }
 
-main "$@"
+# Sourced (tests/test_tools.sh calls progress and follow alone), it defines the functions
+# and runs nothing.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

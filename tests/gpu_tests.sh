@@ -4,9 +4,13 @@
 #   - compute-sanitizer memcheck, racecheck and synccheck clean on small odd shapes
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, bit-identical to sequential launches
-# Exits 77 (a visible skip) when there is no GPU.
+# Exits 77 (a visible skip) only when nvidia-smi lists no GPU.  When it lists one, exit 77
+# from a binary is a skip only for a GPU below the rung's compute capability (its message
+# says "needs compute capability", harness/gpu_startup.h); a binary that finds no CUDA
+# device there fails, and so does a run in which no rung ran: a GPU that CUDA cannot use
+# (a driver older than the runtime, a container without the device) is never a pass.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   echo "SKIP: no GPU here (nvidia-smi lists none): the check matrix and compute-sanitizer run on a GPU machine"
@@ -20,6 +24,12 @@ sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/
 jobs=${GPU_TEST_JOBS:-4}
 logdir=${GPU_TEST_LOGS:-build/gpu-tests}
 mkdir -p "$logdir"
+
+# below_cc LOG: the binary that wrote LOG exited 77 because the GPU is below the rung's
+# compute capability (the one skip a GPU machine allows), not because it found no device.
+below_cc() {
+  grep -q 'needs compute capability' "$1"
+}
 
 # one_rung BIN: prints one line per test, returns non-zero if any failed.
 one_rung() {
@@ -36,11 +46,19 @@ one_rung() {
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
   status=$?
   if [ "$status" -eq 77 ]; then
-    echo "skip $name: $(tail -n 1 "$logdir/$name.check.log")"
-    return 0
-  elif [ "$status" -ne 0 ]; then
+    if below_cc "$logdir/$name.check.log"; then
+      echo "skip $name: $(tail -n 1 "$logdir/$name.check.log")"
+      return 0
+    fi
+    echo "FAIL $name: no CUDA device, but nvidia-smi lists a GPU (exit 77):"
+    tail -n 3 "$logdir/$name.check.log" | sed 's/^/    /'
+    return 1
+  fi
+  touch "$logdir/$name.ran"
+  if [ "$status" -ne 0 ]; then
     echo "FAIL $name check matrix (exit $status):"
-    grep -E 'FAIL|error|failed' "$logdir/$name.check.log" | head -n 20 | sed 's/^/    /'
+    { grep -E 'FAIL|error|failed|did not start' "$logdir/$name.check.log" ||
+      tail -n 3 "$logdir/$name.check.log"; } | head -n 20 | sed 's/^/    /'
     bad=1
   else
     echo "ok   $name check matrix: $(grep 'check matrix' "$logdir/$name.check.log")"
@@ -97,8 +115,13 @@ contract_tests() {
       case $status in
         0) passed="$passed $shape" ;;
         77)
-          echo "skip $name contract: ${line#skip }"; [ -n "$line" ] || tail -n 1 "$log"
-          return "$bad"
+          if below_cc "$log"; then
+            echo "skip $name contract: ${line#skip }"
+            return "$bad"
+          fi
+          echo "FAIL $name contract $mode $shape: no CUDA device, but nvidia-smi lists a GPU (exit 77): ${line#skip }"
+          [ -n "$line" ] || tail -n 3 "$log" | sed 's/^/    /'
+          return 1
           ;;
         124 | 137) echo "FAIL $name contract $mode $shape: no result after ${contract_timeout}s (a hang?)"; bad=1 ;;
         *)
@@ -112,16 +135,18 @@ contract_tests() {
   done
   return "$bad"
 }
-export -f one_rung contract_tests
+export -f below_cc one_rung contract_tests
 export sanitizer logdir contract_dir contract_timeout contract_shapes contract_small_shapes
 
 for bin in "$@"; do
   [ -x "$bin" ] || { echo "FAIL: $bin is not built"; exit 1; }
+  name=$(basename "$bin")
+  rm -f "$logdir/$name.summary" "$logdir/$name.failed" "$logdir/$name.ran"
 done
 # Rungs run in parallel (the sanitizers are CPU-bound); each writes a summary, shown in order.
 printf '%s\n' "$@" | xargs -P "$jobs" -I{} bash -c \
   'one_rung "$1" >"$logdir/$(basename "$1").summary" 2>&1 || touch "$logdir/$(basename "$1").failed"' _ {}
-fails=0
+fails=0 ran=0
 for bin in "$@"; do
   name=$(basename "$bin")
   cat "$logdir/$name.summary"
@@ -129,6 +154,14 @@ for bin in "$@"; do
     fails=$((fails + 1))
     rm -f "$logdir/$name.failed"
   fi
+  if [ -e "$logdir/$name.ran" ]; then
+    ran=$((ran + 1))
+    rm -f "$logdir/$name.ran"
+  fi
 done
-echo "GPU tests: $# binaries, $fails with failures (logs in $logdir/)"
+echo "GPU tests: $# binaries, $ran ran, $fails with failures (logs in $logdir/)"
+if [ "$ran" -eq 0 ]; then
+  echo "FAIL: nvidia-smi lists a GPU, but no rung ran"
+  exit 1
+fi
 [ "$fails" -eq 0 ]

@@ -267,6 +267,19 @@ static void bad_shape_files_name_file_and_line(void **state)
     expect_shape_error("4 5 6 6 4 5\n", 1, "ldb '4' is not an integer in 5..131072 (ldb >= N)");
     expect_shape_error("4 5 6 6 5 131073\n", 1, "ldc '131073' is not an integer in 5..131072");
     expect_shape_error("4 5 6 6 5 -5\n", 1, "ldc '-5' is not an integer");
+    /* an operand spanning more than INT_MAX floats: the leading dimension counts */
+    expect_shape_error("1 1 1\n46341 46341 46341\n", 2,
+                       "A (M x K = 46341 x 46341, lda 46341) spans 2147488281 floats; an operand "
+                       "may span at most INT_MAX = 2147483647 floats");
+    expect_shape_error("32769 1 1 65537 1 1\n", 1, "A (M x K = 32769 x 1, lda 65537) spans "
+                       "2147516417 floats");
+    expect_shape_error("1 1 32769 32769 65537 1\n", 1, "B (K x N = 32769 x 1, ldb 65537) spans");
+    expect_shape_error("32769 1 1 1 1 65537\n", 1, "C (M x N = 32769 x 1, ldc 65537) spans");
+    /* the largest that fit: 46339 * 46341 + 46340 and 32767 * 65537 + 1 floats */
+    const char *path = shape_file("46340 46340 46340 pad\n32768 1 1 65537 1 1\n32769 1 1\n");
+    assert_int_equal(parse("--shapes", path, NULL), ARGS_OK);
+    remove(path);
+    assert_int_equal(opts.nshapes, 3);
 }
 
 static void empty_odd_and_oversized_files(void **state)
@@ -362,6 +375,44 @@ static void default_set_covers_the_cases(void **state)
     assert_true(flop < 2e12);
 }
 
+/* ---- operands the contract refuses: more than INT_MAX floats in one operand */
+
+/* ARGS_ERROR with exactly `want` as the message. */
+static void expect_refused(const char *want, const char *a, const char *b)
+{
+    assert_int_equal(parse(a, b, NULL), ARGS_ERROR);
+    assert_string_equal(err, want);
+}
+
+static void operand_span_is_refused_at_parse_time(void **state)
+{
+    (void)state;
+    /* 46340^2 = 2147395600 <= INT_MAX < 46341^2 = 2147488281 */
+    assert_int_equal(parse("--sizes", "46340", NULL), ARGS_OK);
+    assert_shape(0, 46340, 46340, 46340, 46340, 46340, 46340);
+    expect_refused("--sizes 46341: A (M x K = 46341 x 46341, lda 46341) spans 2147488281 floats; "
+                   "an operand may span at most INT_MAX = 2147483647 floats "
+                   "((rows - 1) * ld + cols)", "--sizes", "46341");
+    /* the first size too large is named, wherever it is in the list */
+    expect_error("--sizes 50000: A (M x K = 50000 x 50000", "--sizes", "1024,50000,46341");
+    assert_int_equal(parse("--sweep", "46000:46340:340", NULL), ARGS_OK);
+    assert_int_equal(opts.nshapes, 2);
+    expect_error("--sweep '46000:46341:341': size 46341: A (M x K = 46341 x 46341", "--sweep",
+                 "46000:46341:341");
+    expect_error("INT_MAX = 2147483647", "--sweep", "65536:65536:1");
+
+    /* --mnk: each operand on its own (A is M x K, B is K x N, C is M x N, tightly packed) */
+    assert_int_equal(parse("--mnk", "65536,1,32767", NULL), ARGS_OK); /* A: 65536 * 32767 */
+    assert_int_equal(parse("--mnk", "1,1,65536", "--mnk", "65536,1,1", NULL), ARGS_OK);
+    expect_error("--mnk '65536,1,32768': A (M x K = 65536 x 32768, lda 32768) spans 2147483648 "
+                 "floats", "--mnk", "65536,1,32768");
+    expect_error("--mnk '1,65536,32768': B (K x N = 32768 x 65536, ldb 65536) spans 2147483648 "
+                 "floats", "--mnk", "1,65536,32768");
+    expect_error("--mnk '32768,65536,1': C (M x N = 32768 x 65536, ldc 65536) spans 2147483648 "
+                 "floats", "--mnk", "32768,65536,1");
+    expect_error("at most INT_MAX = 2147483647 floats", "--mnk", "46341,46341,46341");
+}
+
 static void other_options_pack_tightly(void **state)
 {
     (void)state;
@@ -385,6 +436,7 @@ int main(void)
         cmocka_unit_test(help_is_not_an_error),
         cmocka_unit_test(bad_input_is_rejected_with_a_message),
         cmocka_unit_test(too_many_points_is_an_error),
+        cmocka_unit_test(operand_span_is_refused_at_parse_time),
         cmocka_unit_test(shape_file_forms_and_comments),
         cmocka_unit_test(shapes_join_the_other_points),
         cmocka_unit_test(bad_shape_files_name_file_and_line),

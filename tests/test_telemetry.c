@@ -5,8 +5,10 @@
  *    the result does not depend on whether this machine has a driver): open
  *    never returns NULL, begin/end give valid == 0 and zeroes, close is safe.
  * 2. With tests/fake_nvml.c built as a shared library: the averages, the
- *    per-GEMM energy, the OR of the reason bits, device matching by PCI bus id,
- *    and a failing nvmlInit.  The library is TELEMETRY_FAKE_NVML if set, else
+ *    per-GEMM energy (mean power x the run's GPU time / GEMMs, the one definition;
+ *    the fake's energy counter moves on every query, so a value taken from it would
+ *    show), the OR of the reason bits, device matching by PCI bus id, and a failing
+ *    nvmlInit.  The library is TELEMETRY_FAKE_NVML if set, else
  *    libfake_nvml.so beside this test's executable; without it these tests skip.
  *
  * This file defines cudaDeviceGetPCIBusId itself (device 0 sits at the fake
@@ -84,7 +86,7 @@ static void begin_end_give_invalid_zeroed_sample(void **state)
         poison(&s);
         telemetry_begin(t);
         sleep_ms(5);
-        telemetry_end(t, 10, &s);
+        telemetry_end(t, 10, 5.0, &s);
         assert_int_equal(s.valid, 0);
         assert_int_equal(s.samples, 0);
         assert_int_equal(s.throttle, 0);
@@ -92,9 +94,9 @@ static void begin_end_give_invalid_zeroed_sample(void **state)
         assert_true(s.power_w == 0.0 && s.energy_mj == 0.0);
     }
     poison(&s);
-    telemetry_end(t, 0, &s); /* end without begin, zero gemms */
+    telemetry_end(t, 0, 1.0, &s); /* end without begin, zero gemms */
     assert_int_equal(s.valid, 0);
-    telemetry_end(t, 1, NULL); /* no output: must not crash */
+    telemetry_end(t, 1, 1.0, NULL); /* no output: must not crash */
     telemetry_close(t);
 }
 
@@ -157,22 +159,39 @@ static void fake_averages_and_energy(void **state)
     poison(&s);
     telemetry_begin(t);
     sleep_ms(5 * TELEMETRY_PERIOD_MS);
-    telemetry_end(t, 7, &s);
+    telemetry_end(t, 7, 70.0, &s); /* 7 GEMMs in 70 ms on the GPU */
     assert_int_equal(s.valid, 1);
     assert_true(s.samples >= 2); /* the thread's first sample and end's own */
     assert_true(fabs(s.sm_clock_mhz - 1755.0) < 1e-9);
     assert_true(fabs(s.mem_clock_mhz - 2619.0) < 1e-9);
     assert_true(fabs(s.power_w - 412.5) < 1e-9);
-    assert_true(fabs(s.energy_mj - 100.0) < 1e-9); /* 700 mJ counter delta / 7 GEMMs */
+    assert_true(fabs(s.energy_mj - 4125.0) < 1e-9); /* 412.5 W x 70 ms / 7 GEMMs, in mJ */
     assert_int_equal(s.throttle, 0x5);
 
     /* a second window starts from zero; gemms <= 0 counts as one */
     poison(&s);
     telemetry_begin(t);
-    telemetry_end(t, 0, &s);
+    telemetry_end(t, 0, 2.0, &s);
     assert_int_equal(s.valid, 1);
     assert_true(s.samples >= 1);
-    assert_true(fabs(s.energy_mj - 700.0) < 1e-9);
+    assert_true(fabs(s.energy_mj - 825.0) < 1e-9); /* 412.5 W x 2 ms */
+
+    /* the energy follows the GPU time, not the length of the window around it */
+    poison(&s);
+    telemetry_begin(t);
+    sleep_ms(3 * TELEMETRY_PERIOD_MS);
+    telemetry_end(t, 1000, 0.5, &s);
+    assert_true(fabs(s.energy_mj - 412.5 * 0.5 / 1000) < 1e-12);
+    assert_true(fabs(s.power_w - 412.5) < 1e-9);
+
+    /* a time that is unknown gives no energy (NaN: an empty CSV field), not a guess */
+    telemetry_begin(t);
+    telemetry_end(t, 3, -1.0, &s);
+    assert_int_equal(s.valid, 1);
+    assert_true(isnan(s.energy_mj));
+    telemetry_begin(t);
+    telemetry_end(t, 3, NAN, &s);
+    assert_true(isnan(s.energy_mj));
     telemetry_close(t);
 }
 
@@ -185,7 +204,7 @@ static void fake_unmatched_device_is_unavailable(void **state)
     struct telemetry_sample s;
     poison(&s);
     telemetry_begin(t);
-    telemetry_end(t, 1, &s);
+    telemetry_end(t, 1, 1.0, &s);
     assert_int_equal(s.valid, 0);
     telemetry_close(t);
 }
@@ -212,7 +231,7 @@ static void fake_open_close_repeatedly(void **state)
     telemetry_close(a); /* closed while sampling */
     struct telemetry_sample s;
     telemetry_begin(b);
-    telemetry_end(b, 2, &s);
+    telemetry_end(b, 2, 1.0, &s);
     assert_int_equal(s.valid, 1);
     telemetry_close(b);
 }

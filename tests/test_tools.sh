@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test_tools.sh - scripts/sweep.sh, scripts/inspect.sh and scripts/profile_table.sh
-# without a GPU: stand-ins for nvidia-smi, the rung binaries, make, cuobjdump, ncu and
-# compute-sanitizer exercise every path, including the "no GPU" and "tool missing"
-# refusals.  usage: tests/test_tools.sh   Ends with "N passed, M failed".
+# test_tools.sh - scripts/sweep.sh, scripts/inspect.sh, scripts/profile_table.sh and
+# tests/gpu_tests.sh without a GPU: stand-ins for nvidia-smi, the rung binaries, make,
+# cuobjdump, ncu and compute-sanitizer exercise every path, including the "no GPU" and
+# "tool missing" refusals, and a GPU that nvidia-smi lists but CUDA cannot use.
+# usage: tests/test_tools.sh   Ends with "N passed, M failed".
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -66,7 +67,7 @@ else
 fi
 ((help)) && exit 0
 code=${!code_var:-0}
-if [[ $code == 77 ]]; then echo "GPU below min_cc" >&2; exit 77; fi
+if [[ $code == 77 ]]; then echo "${FAKE_77_TEXT:-${0##*/}: rung $n (fake) needs compute capability 9.0; device 0 (NVIDIA A100) is 8.0}" >&2; exit 77; fi
 for p in "${points[@]}"; do
     [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj" >"$csv"
     cut=0; if ((${p%%,*} >= 4096)); then cut=1; fi
@@ -113,8 +114,10 @@ test_sweep() {
     check "sweep: results/<gpu slug>/bench.csv" test -s "$csv"
     check "sweep: the CSV header is the harness's" test "$(head -n 1 "$csv")" == "$(head -n 1 "$FIX/bench.csv")"
     check "sweep: 2 rungs x 3 sizes" test "$(($(wc -l <"$csv") - 1))" == 6
-    check_contains "sweep: a rung that exits 77 is skipped visibly" "$out" "rung 03 gamma: SKIPPED (exit 77"
+    check_contains "sweep: a rung that exits 77 is skipped visibly" "$out" "rung 03 gamma: SKIPPED (exit 77: the GPU is below"
+    # off a terminal each rung's last state is shown once it ends, however fast it ran
     check_contains "sweep: progress line" "$out" "points 3/9"
+    check_contains "sweep: progress line at the end of a rung" "$out" "points 6/9"
     check_contains "sweep: cut-short points listed" "$out" "rung 01 at 4096"
     check_file_contains "sweep.log: wall time" "$T/results/$GPU_SLUG/sweep.log" "wall_s: "
     check_file_contains "sweep.log: date" "$T/results/$GPU_SLUG/sweep.log" "date: "
@@ -139,6 +142,14 @@ test_sweep() {
     check_exit "sweep: nothing measured" 1 "$rc"
     check_contains "sweep: says nothing was measured" "$out" "nothing was measured"
 
+    # exit 77 for "no CUDA device" while nvidia-smi lists a GPU is a failure, not a skip
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES=none FAKE_EXIT_2=77 \
+        FAKE_77_TEXT="step02: no CUDA device: cudaGetDeviceCount: cudaErrorNoDevice" "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: a rung that finds no CUDA device fails the sweep" 1 "$rc"
+    check_contains "sweep: and says so" "$out" "rung 02 beta: FAILED (exit 77: no CUDA device, but nvidia-smi lists a GPU)"
+    check_contains "sweep: with the rung's message" "$out" "step02: no CUDA device: cudaGetDeviceCount"
+    check "sweep: the other rungs are still saved" test "$(($(wc -l <"$csv") - 1))" == 2
+
     run_capture out rc fake_env PATH="$T/nogpu:$PATH" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: no GPU" 1 "$rc"
     check_contains "sweep: says it needs a GPU" "$out" "needs an NVIDIA GPU"
@@ -147,6 +158,32 @@ test_sweep() {
     run_capture out rc fake_env PATH="$T/gpu:$PATH" STEPS="1 7" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: STEPS with an unbuilt rung" 1 "$rc"
     check_contains "sweep: names the unbuilt rung" "$out" "step07 is not built"
+}
+
+# The progress line's format and time estimate, and follow's last line, without timing:
+# sweep.sh sourced defines its functions and runs nothing.
+# shellcheck disable=SC2016 # the bash -c scripts expand their own arguments
+test_sweep_progress() {
+    local out rc plan=$T/progress_plan.txt csv=$T/progress.csv
+    # two rungs of 3 points; the cumulative modelled seconds after 0..3 points
+    printf '1 alpha 0.35 1.5 3.5 7.5 15.5\n2 beta 0.35 1.5 2.5 4.5 8.5\n' >"$plan"
+    run_capture out rc bash -c 'source "$1"; progress "$2" 1 0 0 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
+    check_exit "progress: sourced, it runs nothing else" 0 "$rc"
+    check "progress: first point, the model's estimate" test "$out" == \
+        "rung 01 alpha | size 256 | points 0/6 | 00s elapsed, ~23s left"
+    run_capture out rc bash -c 'source "$1"; progress "$2" 2 1 20 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
+    check "progress: after 5 s, scaled by the time so far (20 / 18 * 6)" test "$out" == \
+        "rung 02 beta | size 1024 | points 4/6 | 20s elapsed, ~07s left"
+    run_capture out rc bash -c 'source "$1"; progress "$2" 2 3 125 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
+    check "progress: the last point, minutes" test "$out" == \
+        "rung 02 beta | size 4096 | points 6/6 | 2m05s elapsed, ~00s left"
+
+    # follow: a child that may end before the first poll still gets its one last line
+    printf 'header\nrow\nrow\n' >"$csv"
+    run_capture out rc bash -c 'source "$1"; line() { echo "status $1"; }
+        (exit 4) & CHILD_PID=$!; SWEEP_POLL=0.01 follow "$2" line' _ "$ROOT/scripts/sweep.sh" "$csv"
+    check_exit "follow: returns the child's status" 4 "$rc"
+    check "follow: the final rows shown exactly once" test "$out" == "sweep: status 2"
 }
 
 # The default plan on a longer ladder: the two highest-numbered rungs every 256 up to
@@ -263,6 +300,78 @@ test_sweep_shapes() {
     fi
 }
 
+# tests/gpu_tests.sh with a stand-in nvidia-smi and stand-in binaries: exit 77 from a rung is
+# a skip only for a GPU below its compute capability; "no CUDA device" on a machine whose
+# nvidia-smi lists a GPU, CUDA failing to start, or no rung running at all is a failure.
+test_gpu_tests() {
+    local out rc g=$T/gpu_tests n
+    mkdir -p "$g/bin" "$g/contract" "$g/tools"
+    # a rung: FAKE_GPU_<name>, else FAKE_GPU, picks what it does (the harness's messages)
+    cat >"$g/fake_rung" <<'SH'
+#!/usr/bin/env bash
+name=${0##*/} var=FAKE_GPU_${0##*/}
+case ${!var:-${FAKE_GPU:-ok}} in
+nodev) echo "$0: no CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device is detected)" >&2; exit 77 ;;
+below_cc) echo "$0: rung ${name#step} (fake) needs compute capability 9.0; device 0 (NVIDIA A100-SXM4-80GB) is 8.0" >&2; exit 77 ;;
+old_driver) echo "$0: CUDA did not start: the driver is older than the runtime (driver: CUDA 12.2, runtime: CUDA 13.0; update the driver or build with an older toolkit): cudaGetDeviceCount: cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)" >&2; exit 3 ;;
+esac
+if [[ " $* " == *" --check "* ]]; then echo "check matrix: 273 cases, 0 failed"; fi
+SH
+    # a launch-contract test: FAKE_CONTRACT=nodev finds no device (tests/gpu_contract.c's line)
+    cat >"$g/fake_contract" <<'SH'
+#!/usr/bin/env bash
+if [[ ${FAKE_CONTRACT:-ok} == nodev ]]; then echo "skip $1 $2x$3x$4: no CUDA device (no CUDA-capable device is detected)"; exit 77; fi
+echo "ok $1 $2x$3x$4: bit-identical"
+SH
+    printf '#!/usr/bin/env bash
+echo "========= ERROR SUMMARY: 0 errors"
+' >"$g/tools/compute-sanitizer"
+    chmod +x "$g/fake_rung" "$g/fake_contract" "$g/tools/compute-sanitizer"
+    for n in 01 14; do
+        ln -s ../fake_rung "$g/bin/step$n"
+        ln -s ../fake_contract "$g/contract/contract_$n"
+    done
+    gpu_env() {
+        env GPU_TEST_LOGS="$g/logs" GPU_CONTRACT_DIR="$g/contract" GPU_TEST_JOBS=2 "$@"
+    }
+
+    run_capture out rc gpu_env PATH="$T/nogpu:$g/tools:$PATH" "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    check_exit "gpu_tests: nvidia-smi lists no GPU: a visible skip" 77 "$rc"
+    check_contains "gpu_tests: says why it skips" "$out" "SKIP: no GPU here"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
+    check_exit "gpu_tests: a listed GPU that every rung cannot see fails" 1 "$rc"
+    check_contains "gpu_tests: names the rung" "$out" "FAIL step01: no CUDA device, but nvidia-smi lists a GPU (exit 77)"
+    check_contains "gpu_tests: with the rung's message" "$out" "cudaErrorNoDevice"
+    check_contains "gpu_tests: and every rung" "$out" "FAIL step14: no CUDA device"
+    check_contains "gpu_tests: no rung ran" "$out" "FAIL: nvidia-smi lists a GPU, but no rung ran"
+    check_not_contains "gpu_tests: no skip" "$out" "skip step"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=old_driver "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    check_exit "gpu_tests: a driver older than the runtime fails" 1 "$rc"
+    check_contains "gpu_tests: shows the versions" "$out" "driver: CUDA 12.2, runtime: CUDA 13.0"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU_step14=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
+    check_exit "gpu_tests: a rung below the GPU's compute capability is a skip" 0 "$rc"
+    check_contains "gpu_tests: the skip says why" "$out" "skip step14: $g/bin/step14: rung 14 (fake) needs compute capability 9.0"
+    check_contains "gpu_tests: the other rung ran" "$out" "ok   step01 check matrix: check matrix: 273 cases, 0 failed"
+    check_contains "gpu_tests: its contract ran" "$out" "ok   step01 contract capture: 256x256x4096 1000x1000x999"
+    check_contains "gpu_tests: the summary counts it" "$out" "GPU tests: 2 binaries, 1 ran, 0 with failures"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
+    check_exit "gpu_tests: every rung skipped is no pass" 1 "$rc"
+    check_contains "gpu_tests: says no rung ran" "$out" "FAIL: nvidia-smi lists a GPU, but no rung ran"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_CONTRACT=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    check_exit "gpu_tests: a contract test that finds no device fails" 1 "$rc"
+    check_contains "gpu_tests: names it" "$out" "FAIL step01 contract capture 256x256x4096: no CUDA device, but nvidia-smi lists a GPU"
+
+    # the phrase gpu_tests.sh reads is the one the harness prints (harness/gpu_startup.h)
+    check_file_contains "gpu_tests: the harness's below-capability phrase" "$ROOT/harness/gpu_startup.h" \
+        '#define GPU_BELOW_CC_TEXT  "needs compute capability"'
+    check_file_contains "gpu_tests: matches that phrase" "$ROOT/tests/gpu_tests.sh" "grep -q 'needs compute capability'"
+}
+
 test_inspect_host() {
     local out rc
     run_capture out rc fake_env "$ROOT/scripts/inspect.sh" diff 1
@@ -368,11 +477,13 @@ main() {
     trap cleanup EXIT
     make_fakes
     test_sweep
+    test_sweep_progress
     test_sweep_shapes
     test_sweep_plan
     test_inspect_host
     test_inspect_gpu
     test_profile_table
+    test_gpu_tests
     finish
 }
 
