@@ -11,6 +11,9 @@
  * is full or the stream's workspace is smaller than asked, and the rung takes a plan that
  * needs none. A rung that uses it must leave it as it found it where that matters (every
  * flag it raises cleared again), so that the next launch on the stream finds it clean.
+ * A graph captured on a stream uses that stream's workspace: replaying it while other work
+ * that uses the same workspace runs (a launch on that stream, another replay on another
+ * stream) is for the caller to avoid, as with the workspace cuBLAS keeps per stream.
  */
 #ifndef SGEMM_LADDER_WORKSPACE_H
 #define SGEMM_LADDER_WORKSPACE_H
