@@ -13,7 +13,10 @@
  * flag it raises cleared again), so that the next launch on the stream finds it clean.
  * A graph captured on a stream uses that stream's workspace: replaying it while other work
  * that uses the same workspace runs (a launch on that stream, another replay on another
- * stream) is for the caller to avoid, as with the workspace cuBLAS keeps per stream.
+ * stream) is for the caller to avoid, as with the workspace cuBLAS keeps per stream. The
+ * workspaces belong to the CUDA context they were made in: a process that resets its device
+ * (cudaDeviceReset) must not launch these rungs afterwards. Without memory for a workspace,
+ * the call gets NULL as well (no error).
  */
 #ifndef SGEMM_LADDER_WORKSPACE_H
 #define SGEMM_LADDER_WORKSPACE_H

@@ -764,7 +764,7 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
         s = kt / LSPLIT_MIN_KT;
     while (s >= 2 && s * M * ldw > ws_floats)
         --s;
-    if (s < 2)
+    if (s < 2 || M > SGEMM_MAX_GRID_Y) /* the sum kernel runs a row per gridDim.y */
         return -1;
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;

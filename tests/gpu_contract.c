@@ -5,10 +5,13 @@
  *   - launches on several streams at once, and from several host threads at once, give the
  *     same bits as the same launches made one after another.
  *
- * Usage: contract_NN capture|streams|threads M N K
+ * Usage: contract_NN capture|capture-warm|streams|threads M N K
  *   capture  the rung's first launch in this process is captured (cudaStreamCaptureModeGlobal)
  *            into a graph; the capture must stay valid, the graph is replayed four times and a
  *            direct launch follows; all agree bit for bit.
+ *   capture-warm  the same after one direct launch on the stream, so that the captured
+ *            launch finds what the rung keeps per stream (rung 13's workspace) and takes the
+ *            paths that use it: split-K, stream-K, the large-tile split.
  *   streams  four problems on four non-blocking streams, three rounds issued to all four
  *            before any synchronization (the last two held back behind a host gate, so a
  *            launch that waits for the GPU is seen), against the same problems run one after
@@ -67,6 +70,9 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_CUDA = 3, EXIT_SKIP = 77
 
 static const struct step *const rung = &STEP_SYMBOL;
 static char label[96]; /* "capture 256x256x4096", the head of the one line printed */
+/* capture-warm: one direct launch on the stream before the capture, so that what the rung
+ * keeps per stream (a workspace) exists and the captured launch takes the paths that use it. */
+static int warm_first;
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Prints "FAIL <label>: <reason>" and ends the process at once, from any thread (the one
@@ -274,7 +280,12 @@ static void run_capture(int m, int n, int k)
     problem_init(&p, m, n, k, 1);
     float *first = host_alloc(c_bytes(&p)), *got = host_alloc(c_bytes(&p));
 
-    /* Nothing of the rung has run yet: whatever it sets up on first use happens here. */
+    if (warm_first) {
+        problem_launch(&p, s, "the direct launch before the capture");
+        CHECK(cudaStreamSynchronize(s));
+    }
+    /* Unless warm_first, nothing of the rung has run yet: whatever it sets up on first use
+     * happens here. */
     CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     const cudaError_t launched = rung->launch(m, n, k, (float)ALPHA_INT, p.a, k, p.b, n,
                                               (float)BETA_INT, p.c, n, s);
@@ -552,7 +563,7 @@ static int parse_dim(const char *s, long max, int *out)
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s capture|streams|threads M N K\n"
+            "usage: %s capture|capture-warm|streams|threads M N K\n"
             "  holds rung %02d (%s) to the launch contract; M, N in 1..%d, K in 1..%d\n",
             prog, rung->number, rung->slug, MAX_DIM, MAX_K);
 }
@@ -571,6 +582,10 @@ int main(int argc, char **argv)
     void (*run)(int, int, int) = NULL;
     if (strcmp(mode, "capture") == 0)
         run = run_capture;
+    else if (strcmp(mode, "capture-warm") == 0) {
+        run = run_capture;
+        warm_first = 1;
+    }
     else if (strcmp(mode, "streams") == 0)
         run = run_streams;
     else if (strcmp(mode, "threads") == 0)

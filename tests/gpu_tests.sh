@@ -112,7 +112,9 @@ contract_tests() {
     step0[1-4] | step0[1-4]-*) shapes=$contract_small_shapes ;;
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
-  for mode in capture streams threads; do
+  local modes="capture streams threads"
+  case "$name" in step1[34] | step1[34]-*) modes="capture capture-warm streams threads" ;; esac
+  for mode in $modes; do
     passed=""
     for shape in $shapes; do
       log=$logdir/$name.contract.$mode.$shape.log
