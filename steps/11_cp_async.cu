@@ -32,10 +32,10 @@
  * Why the hardware rewards it
  *   FP32 GEMM on an SM is bounded by issue slots: each of the 4 schedulers issues one
  *   instruction per clock and the FP32 pipe takes one warp FFMA per clock, so every LDG,
- *   STS, address add or barrier displaces an FFMA. The K loop is 1111 SASS instructions per
- *   tile, 1024 of them FFMA (92%; rung 10: 90%). The deeper pipeline matters because one
- *   block of 8 warps fills an SM (2 warps per scheduler): few other warps run while a copy is
- *   late, so it must have been issued tiles ago.
+ *   STS, address add or barrier displaces an FFMA. The K loop is 1117 SASS instructions per
+ *   tile, 1024 of them FFMA (92%; rung 10: 90%; cuobjdump, sm_90). The deeper pipeline matters
+ *   because one block of 8 warps fills an SM (2 warps per scheduler): few other warps run
+ *   while a copy is late, so it must have been issued tiles ago.
  *
  * Edges and alignment (correct for any M, N, K >= 1, any ld, any 4-byte aligned pointers)
  *   - A copy of 0 bytes (or a 16-byte copy with its ignore-src predicate) reads nothing and

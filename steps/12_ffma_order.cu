@@ -28,9 +28,9 @@
  *   to 1.03x cuBLAS at 4096 on an H200; none of the static counts tried (register reads,
  *   bank conflicts, how early each LDS.128 issues) ranks them. The order below is the
  *   fastest of them, with rows 10 and 12 then swapped (the best of 52 neighbours on an H100):
- *   +2.0-2.3% at 2048, 4096 and 8192 over the plain serpentine (columns 0..7, rows 0..15
- *   down and up). It is tuned to this compiler (CUDA 13.0); another ptxas may schedule it
- *   differently, and results/notes/step_12.md keeps the plain serpentine for comparison.
+ *   +2.0-2.3% (H200, 2026-11-22) at 2048-8192 over the plain serpentine (columns 0..7,
+ *   rows 0..15 down and up). It is tuned to this compiler (CUDA 13.0); another ptxas may
+ *   schedule it differently; results/notes/step_12.md keeps the plain serpentine to compare.
  *
  * Edges, alignment, the pipeline and the copies: exactly rung 11's.
  *

@@ -122,6 +122,20 @@ static int b_value(long seed, long k, long j) { return (int)((k * 5 + j * 11 + 3
 /* Odd, so that 2AB - C is odd: never zero, no signed zero to tell apart. */
 static int c_value(long seed, long i, long j) { return 2 * (int)((i * 3 + j * 13 + 5 * seed) % 5) - 3; }
 
+/* A rows x cols operand of value(seed, r, c): kept on the host as bytes (for the exact
+ * answer), copied to `dev` as floats through `stage`. */
+static void fill_operand(int (*value)(long, long, long), long seed, long rows, long cols,
+                         signed char *host, float *stage, float *dev)
+{
+    for (long r = 0; r < rows; r++)
+        for (long c = 0; c < cols; c++) {
+            const int v = value(seed, r, c);
+            host[r * cols + c] = (signed char)v;
+            stage[r * cols + c] = (float)v;
+        }
+    CHECK(cudaMemcpy(dev, stage, (size_t)(rows * cols) * sizeof(float), cudaMemcpyHostToDevice));
+}
+
 struct problem {
     int m, n, k;
     long seed;
@@ -150,20 +164,8 @@ static void problem_init(struct problem *p, int m, int n, int k, long seed)
     p->c = device_alloc(mn);
     p->c0 = device_alloc(mn);
 
-    for (long i = 0; i < m; i++)
-        for (long kk = 0; kk < k; kk++) {
-            const int v = a_value(seed, i, kk);
-            p->ha[i * k + kk] = (signed char)v;
-            stage[i * k + kk] = (float)v;
-        }
-    CHECK(cudaMemcpy(p->a, stage, mk * sizeof(float), cudaMemcpyHostToDevice));
-    for (long kk = 0; kk < k; kk++)
-        for (long j = 0; j < n; j++) {
-            const int v = b_value(seed, kk, j);
-            p->hb[kk * n + j] = (signed char)v;
-            stage[kk * n + j] = (float)v;
-        }
-    CHECK(cudaMemcpy(p->b, stage, kn * sizeof(float), cudaMemcpyHostToDevice));
+    fill_operand(a_value, seed, m, k, p->ha, stage, p->a);
+    fill_operand(b_value, seed, k, n, p->hb, stage, p->b);
     for (long i = 0; i < m; i++)
         for (long j = 0; j < n; j++)
             stage[i * n + j] = (float)c_value(seed, i, j);
@@ -209,6 +211,18 @@ static void problem_launch(const struct problem *p, cudaStream_t s, const char *
 static void read_c(const struct problem *p, float *host, const float *dev)
 {
     CHECK(cudaMemcpy(host, dev, c_bytes(p), cudaMemcpyDeviceToHost));
+}
+
+/* Problem i alone on stream s, from C's starting values, its C read into `out`; `what`
+ * (what_size bytes) gets its name for the messages. */
+static void run_alone(struct problem *p, int i, cudaStream_t s, float *out, char *what,
+                      size_t what_size)
+{
+    snprintf(what, what_size, "problem %d, launched alone", i);
+    problem_reset(p, s);
+    problem_launch(p, s, what);
+    CHECK(cudaStreamSynchronize(s));
+    read_c(p, out, p->c);
 }
 
 /* ---- checks --------------------------------------------------------------------------------- */
@@ -400,12 +414,8 @@ static void run_streams(int m, int n, int k)
     /* One after another on one stream. */
     CHECK(cudaStreamCreateWithFlags(&seq, cudaStreamNonBlocking));
     for (int i = 0; i < STREAMS; i++) {
-        snprintf(what, sizeof what, "problem %d, launched alone", i);
-        problem_reset(&p[i], seq);
-        problem_launch(&p[i], seq, what);
-        CHECK(cudaStreamSynchronize(seq));
         want[i] = host_alloc(c_bytes(&p[i]));
-        read_c(&p[i], want[i], p[i].c);
+        run_alone(&p[i], i, seq, want[i], what, sizeof what);
         check_exact(&p[i], want[i], what);
     }
 
@@ -522,11 +532,7 @@ static void run_threads(int m, int n, int k)
     /* The same problems one after another on one stream, from this thread. */
     CHECK(cudaStreamCreateWithFlags(&seq, cudaStreamNonBlocking));
     for (int t = 0; t < THREADS; t++) {
-        snprintf(what, sizeof what, "problem %d, launched alone", t);
-        problem_reset(&p[t], seq);
-        problem_launch(&p[t], seq, what);
-        CHECK(cudaStreamSynchronize(seq));
-        read_c(&p[t], want, p[t].c);
+        run_alone(&p[t], t, seq, want, what, sizeof what);
         check_exact(&p[t], want, what);
         for (int r = 0; r < THREAD_ROUNDS; r++) {
             snprintf(what, sizeof what, "thread %d, round %d", t, r);
