@@ -2,11 +2,13 @@
 #include "bench.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cublas_ref.h"
 #include "gpu.h"
+#include "precision.h"
 #include "verify.h"
 
 #define WARMUP_RUNS 3
@@ -17,6 +19,7 @@ struct gemm_ctx {
     int m, n, k, lda, ldb, ldc;
     const float *a, *b;
     float *c;
+    cudaStream_t stream; /* the timer's; cuBLAS's handle is bound to it */
 };
 
 static cudaError_t run_rung(void *p, cudaStream_t stream)
@@ -38,62 +41,141 @@ size_t bench_bytes_needed(const struct shape *s)
 {
     const size_t mk = (size_t)s->m * s->lda, kn = (size_t)s->k * s->ldb;
     const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
-    /* A, B, two C, then |A|, |B| and |A||B| for the bound */
-    return sizeof(float) * (2 * mk + 2 * kn + 2 * mn + tight_mn);
+    /* A, B, two C in float; then A, B and one tight C in double for the FP64 reference */
+    return sizeof(float) * (mk + kn + 2 * mn) + sizeof(double) * (mk + kn + tight_mn);
 }
 
-static float *host_floats(size_t count)
+static void *host_alloc(size_t count, size_t size)
 {
-    float *p = calloc(count, sizeof(float)); /* padding between rows reads as 0 */
+    void *p = calloc(count ? count : 1, size); /* padding between rows reads as 0 */
     if (!p)
-        gpu_check_cuda(cudaErrorMemoryAllocation, "malloc(host matrix)", __FILE__, __LINE__);
+        gpu_check_cuda(cudaErrorMemoryAllocation, "calloc(host matrix)", __FILE__, __LINE__);
     return p;
 }
 
-static float *to_device(const float *host, size_t count)
+static float *host_floats(size_t count) { return host_alloc(count, sizeof(float)); }
+
+static void upload(float *dev, const float *host, size_t count)
 {
-    float *d = gpu_alloc_floats(count);
-    CUDA_CHECK(cudaMemcpy(d, host, count * sizeof(float), cudaMemcpyHostToDevice));
-    return d;
+    CUDA_CHECK(cudaMemcpy(dev, host, count * sizeof(float), cudaMemcpyHostToDevice));
 }
 
-/* Compares the rung's C with cuBLAS's under the elementwise bound. */
+static void download(float *host, const float *dev, size_t count)
+{
+    CUDA_CHECK(cudaMemcpy(host, dev, count * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+/*
+ * Exact mode at the timed shape, before the timing: small-integer A, B and C0 with alpha 0.5
+ * and beta 2 make every product, sum and scaling exact in float (|sum| <= 4K < 2^24), so the
+ * rung must equal cuBLAS bit for bit whatever its summation order; a dropped K tile, a slice
+ * counted twice or beta applied twice shows as a wrong integer.  Uses the timed buffers.
+ */
+static void check_exact(const struct gemm_ctx *rung, float *dref, float *ha, float *hb,
+                        struct rng *rng, struct point_result *res)
+{
+    const int m = rung->m, n = rung->n, k = rung->k;
+    const size_t mk = (size_t)m * rung->lda, kn = (size_t)k * rung->ldb, mn = (size_t)m * rung->ldc;
+    const float alpha = 0.5f, beta = 2.0f;
+    float *c0 = host_floats(mn), *got = host_floats(mn), *want = host_floats(mn);
+    fill_matrix(ha, m, k, rung->lda, 1, rng);
+    fill_matrix(hb, k, n, rung->ldb, 1, rng);
+    fill_matrix(c0, m, n, rung->ldc, 1, rng);
+    upload((float *)rung->a, ha, mk);
+    upload((float *)rung->b, hb, kn);
+    upload(rung->c, c0, mn);
+    upload(dref, c0, mn);
+    CUDA_CHECK(rung->st->launch(m, n, k, alpha, rung->a, rung->lda, rung->b, rung->ldb, beta,
+                                rung->c, rung->ldc, rung->stream));
+    ref_sgemm(rung->h, m, n, k, alpha, rung->a, rung->lda, rung->b, rung->ldb, beta, dref,
+              rung->ldc);
+    CUDA_CHECK(cudaStreamSynchronize(rung->stream));
+    CUDA_CHECK(cudaGetLastError());
+    download(got, rung->c, mn);
+    download(want, dref, mn);
+    struct verify_result r;
+    verify_exact(m, n, got, rung->ldc, want, rung->ldc, &r);
+    res->exact_pass = r.pass;
+    if (!r.pass)
+        fprintf(stderr, "FAIL exact check M=%d N=%d K=%d (integer inputs, alpha 0.5, beta 2): "
+                "%lld wrong elements, first at (%d, %d): got %.9g, want %.9g\n", m, n, k, r.bad,
+                r.first_i, r.first_j, r.got, r.want);
+    free(c0);
+    free(got);
+    free(want);
+}
+
+/* Widens a float matrix (ld) to double, |x| when `absolute`, and copies it to dev. */
+static void to_device_double(double *dev, double *staging, const float *host, size_t count,
+                             int absolute)
+{
+    for (size_t i = 0; i < count; i++)
+        staging[i] = absolute ? fabs((double)host[i]) : (double)host[i];
+    CUDA_CHECK(cudaMemcpy(dev, staging, count * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+/*
+ * After the timing, on the timed random inputs: the FP64 product C64 = A B and |A||B| by
+ * cublasDgemm, then
+ *   - the elementwise bound against cuBLAS's C (the `check` column: harness/verify.h);
+ *   - the error of the rung, of cuBLAS and of a sequential float loop against C64
+ *     (harness/precision.h), and the precision gate on them.
+ */
 static void verify_timed(const struct gemm_ctx *rung, const float *c_ref_dev, const float *ha,
-                         const float *hb, cublasHandle_t h, struct point_result *res)
+                         const float *hb, struct point_result *res)
 {
     const int m = rung->m, n = rung->n, k = rung->k;
     const int lda = rung->lda, ldb = rung->ldb, ldc = rung->ldc;
     const size_t mk = (size_t)m * lda, kn = (size_t)k * ldb, mn = (size_t)m * ldc;
     const size_t tight_mn = (size_t)m * n;
-    float *abs_a = host_floats(mk), *abs_b = host_floats(kn);
-    for (size_t i = 0; i < mk; i++)
-        abs_a[i] = fabsf(ha[i]);
-    for (size_t i = 0; i < kn; i++)
-        abs_b[i] = fabsf(hb[i]);
-    float *d_abs_a = to_device(abs_a, mk), *d_abs_b = to_device(abs_b, kn);
-    float *d_abs_ab = gpu_alloc_floats(tight_mn);
-    ref_sgemm(h, m, n, k, 1.0f, d_abs_a, lda, d_abs_b, ldb, 0.0f, d_abs_ab, n);
+    const size_t staging_count = mk > kn ? mk : kn;
 
-    float *c = host_floats(mn), *ref = host_floats(mn), *abs_ab = host_floats(tight_mn);
-    CUDA_CHECK(cudaMemcpy(c, rung->c, mn * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(ref, c_ref_dev, mn * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(abs_ab, d_abs_ab, tight_mn * sizeof(float), cudaMemcpyDeviceToHost));
+    double *staging = host_alloc(staging_count, sizeof(double));
+    double *d_a64 = (double *)gpu_alloc_floats(2 * mk), *d_b64 = (double *)gpu_alloc_floats(2 * kn);
+    double *d_c64 = (double *)gpu_alloc_floats(2 * tight_mn);
+    double *c64 = host_alloc(tight_mn, sizeof(double)), *abs_ab = host_alloc(tight_mn, sizeof(double));
+    to_device_double(d_a64, staging, ha, mk, 0);
+    to_device_double(d_b64, staging, hb, kn, 0);
+    ref_dgemm(rung->h, m, n, k, d_a64, lda, d_b64, ldb, d_c64, n);
+    CUDA_CHECK(cudaMemcpy(c64, d_c64, tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
+    to_device_double(d_a64, staging, ha, mk, 1);
+    to_device_double(d_b64, staging, hb, kn, 1);
+    ref_dgemm(rung->h, m, n, k, d_a64, lda, d_b64, ldb, d_c64, n);
+    CUDA_CHECK(cudaMemcpy(abs_ab, d_c64, tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
+    free(staging);
+    gpu_free(d_a64);
+    gpu_free(d_b64);
+    gpu_free(d_c64);
+
+    float *c = host_floats(mn), *ref = host_floats(mn), *abs_ab32 = host_floats(tight_mn);
+    download(c, rung->c, mn);
+    download(ref, c_ref_dev, mn);
+    for (size_t i = 0; i < tight_mn; i++)
+        abs_ab32[i] = (float)abs_ab[i];
     struct verify_result r;
-    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab, n, NULL, 0, 1.0, &r);
+    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab32, n, NULL, 0, 1.0, &r);
     res->rel_err = r.rel_fro;
     res->pass = r.pass;
     if (!r.pass)
         fprintf(stderr, "FAIL timed output M=%d N=%d K=%d: %lld wrong elements, first at (%d, %d): "
                 "got %.9g, want %.9g\n", m, n, k, r.bad, r.first_i, r.first_j, r.got, r.want);
 
-    free(abs_a);
-    free(abs_b);
+    precision_measure(m, n, c, ldc, c64, abs_ab, &res->err);
+    precision_measure(m, n, ref, ldc, c64, abs_ab, &res->cublas_err);
+    precision_sequential(m, n, k, ha, lda, hb, ldb, c64, abs_ab, precision_samples(m, n, k),
+                         &res->seq_err);
+    res->precision_pass = precision_gate(&res->err, &res->cublas_err, &res->seq_err);
+    if (!res->precision_pass)
+        fprintf(stderr, "FAIL precision M=%d N=%d K=%d: the rung's error against FP64 is %.3g u "
+                "max, %.3g rms; cuBLAS %.3g u, %.3g; a sequential loop %.3g u, %.3g: the gate "
+                "allows twice the worse, plus 2 u\n", m, n, k, res->err.max_u, res->err.rms,
+                res->cublas_err.max_u, res->cublas_err.rms, res->seq_err.max_u, res->seq_err.rms);
+
     free(c);
     free(ref);
+    free(abs_ab32);
+    free(c64);
     free(abs_ab);
-    gpu_free(d_abs_a);
-    gpu_free(d_abs_b);
-    gpu_free(d_abs_ab);
 }
 
 /*
@@ -134,12 +216,17 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     res->k = k;
 
     float *ha = host_floats(mk), *hb = host_floats(kn);
+    float *da = gpu_alloc_floats(mk), *db = gpu_alloc_floats(kn);
+    float *dc = gpu_alloc_floats(mn), *dref = gpu_alloc_floats(mn);
+    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dc, t->stream};
+    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dref, t->stream};
+
+    check_exact(&rung, dref, ha, hb, rng, res);
+    /* Then the timed inputs: uniform in [-1, 1), alpha 1, beta 0. */
     fill_matrix(ha, m, k, s->lda, 0, rng);
     fill_matrix(hb, k, n, s->ldb, 0, rng);
-    float *da = to_device(ha, mk), *db = to_device(hb, kn);
-    float *dc = gpu_alloc_floats(mn), *dref = gpu_alloc_floats(mn);
-    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dc};
-    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dref};
+    upload(da, ha, mk);
+    upload(db, hb, kn);
 
     /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
     for (int i = 0; i < WARMUP_RUNS; i++) {
@@ -172,7 +259,7 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     power_phase(t, run_rung, &rung, res->rung.mean, o->power_s, tel, &res->tel_rung);
     power_phase(t, run_cublas, &blas, res->cublas.mean, o->power_s, tel, &res->tel_cublas);
 
-    verify_timed(&rung, dref, ha, hb, h, res);
+    verify_timed(&rung, dref, ha, hb, res);
 
     free(ms_rung);
     free(ms_blas);

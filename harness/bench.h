@@ -15,7 +15,8 @@
 size_t bench_bytes_needed(const struct shape *s);
 
 /* Times the rung and cuBLAS on random inputs in [-1, 1] (alpha 1, beta 0), then checks
- * the rung's output against cuBLAS's.  Fills *res. */
+ * the rung's output against cuBLAS's and measures both against FP64; before the timing, exact
+ * mode at the same shape (integer inputs, bit for bit).  Fills *res. */
 void bench_point(const struct step *st, const struct shape *s, const struct options *o,
                  struct timer *t, cublasHandle_t h, struct telemetry *tel, struct rng *rng,
                  struct point_result *res);

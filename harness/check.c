@@ -208,11 +208,17 @@ int run_check_matrix(const struct step *st, cublasHandle_t h, cudaStream_t strea
     const int count = check_matrix(cases, CHECK_MATRIX_MAX);
     struct rng rng;
     rng_seed(&rng, seed);
-    int failed = 0;
-    for (int i = 0; i < count; i++)
+    int failed = 0, kernel = 0, settled = 0;
+    for (int i = 0; i < count; i++) {
         failed += !run_case(st, &cases[i], h, stream, &rng, 1);
-    printf("check matrix: %d cases, %d passed, %d failed (seed %llu)\n", count, count - failed,
-               failed, (unsigned long long)seed);
+        kernel += case_reaches_kernel(&cases[i]);
+        settled += cases[i].kind == CASE_PRODUCT && !case_reaches_kernel(&cases[i]);
+    }
+    /* Products that the prologue settles (K == 0 or alpha == 0) are counted apart: they run no
+     * kernel, so they cover no path. */
+    printf("check matrix: %d cases, %d passed, %d failed (%d ran a kernel, %d settled by the "
+           "prologue, %d with no product or bad arguments; seed %llu)\n", count, count - failed,
+           failed, kernel, settled, count - kernel - settled, (unsigned long long)seed);
     return failed;
 }
 

@@ -46,15 +46,18 @@ static struct check_case product(const char *group, int m, int n, int k, struct 
     return c;
 }
 
-/* Each shape exact and random (the scalar pairs cycling), each plain and with padded rows
- * (lda + 3, ldb + 1: not multiples of 4, so the 4-byte B copies; ldc + 32). */
+/* Each shape exact and random, each plain and with padded rows (lda + 3, ldb + 1: not
+ * multiples of 4, so the 4-byte B copies; ldc + 32). These shapes are there to reach a
+ * kernel's path, so alpha is never 0 (the prologue would settle the case before any kernel):
+ * the exact half has alpha 0.5 and beta 2, the random half cycles through the first three
+ * pairs. */
 static int add_shapes(struct check_case *cases, int n, int max, const char *group,
                       const int (*shapes)[3], int count)
 {
     for (int s = 0; s < count; s++) {
         for (int exact = 0; exact <= 1; exact++) {
             struct check_case c = product(group, shapes[s][0], shapes[s][1], shapes[s][2],
-                                          pairs[(s + exact) % NPAIRS], exact);
+                                          exact ? pairs[1] : pairs[s % 3], exact);
             n = add(cases, n, max, c);
             c.lda_pad = 3;
             c.ldb_pad = 1;
@@ -141,6 +144,25 @@ int check_matrix(struct check_case *cases, int max)
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
     static const int few_tiles[][3] = {{200, 300, 999}, {64, 128, 64}, {700, 600, 2001}};
     n = add_shapes(cases, n, max, "few tiles: split-K", few_tiles, COUNT(few_tiles));
+    /* Long K, exact, beta != 0, on many tiles: bound mode cannot see a K tile dropped at large K
+     * (its bound grows like K^2 u, |C| like sqrt(K)), exact mode sees any wrong integer. On a
+     * 132-SM GPU rung 13 runs them as whole 128x256 tiles (2048^2), stream-K (14848x512),
+     * split-K on small tiles (256^2 x 16384) and split-K on large tiles (1024^2 and
+     * 256^2 x 65536); the GPU tests prove each path ran on the GPU at hand (SGEMM_TRACE). */
+    static const int long_k[][3] = {{2048, 2048, 4096},   {14848, 512, 4096},
+                                    {256, 256, 16384},    {1024, 1024, 16384},
+                                    {256, 256, 65536},    {1024, 1024, 65536}};
+    for (int s = 0; s < COUNT(long_k); s++) {
+        struct check_case c =
+            product("long K, exact", long_k[s][0], long_k[s][1], long_k[s][2], pairs[1], 1);
+        n = add(cases, n, max, c);
+        if (s % 2 == 0) { /* and with padded rows */
+            c.lda_pad = 3;
+            c.ldb_pad = 1;
+            c.ldc_pad = 32;
+            n = add(cases, n, max, c);
+        }
+    }
     /* Extreme shapes: gridDim.y stops at 65535, so launchers run M beyond 65535 row tiles
      * as slabs; 8,388,613 rows is past that for every tile height up to 128.  And a K of a
      * million (exact inputs stay exact: |sum| <= 4K < 2^24). */
@@ -172,4 +194,9 @@ int check_matrix(struct check_case *cases, int max)
     bad.null_a = 1;
     n = add(cases, n, max, bad);
     return n;
+}
+
+int case_reaches_kernel(const struct check_case *c)
+{
+    return c->kind == CASE_PRODUCT && c->m > 0 && c->n > 0 && c->k > 0 && c->alpha != 0.0f;
 }

@@ -23,6 +23,11 @@ struct check_case {
 /* Fills cases[0..max) and returns how many there are (the matrix is fixed; max must be enough). */
 int check_matrix(struct check_case *cases, int max);
 
+/* 1 when a rung must run a kernel for the case: a product with M, N, K > 0 and alpha != 0.
+ * The others (K == 0 or alpha == 0: C := beta*C) are settled by the shared prologue
+ * (common/sgemm_common.h), so they cover no kernel path. */
+int case_reaches_kernel(const struct check_case *c);
+
 #define CHECK_MATRIX_MAX 512
 
 #endif

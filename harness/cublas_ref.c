@@ -23,3 +23,11 @@ void ref_sgemm(cublasHandle_t h, int m, int n, int k, float alpha, const float *
     CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, ldb, A, lda, &beta,
                              C, ldc));
 }
+
+void ref_dgemm(cublasHandle_t h, int m, int n, int k, const double *A, int lda, const double *B,
+               int ldb, double *C, int ldc)
+{
+    const double one = 1.0, zero = 0.0;
+    CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &zero, C,
+                             ldc));
+}

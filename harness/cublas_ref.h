@@ -17,4 +17,9 @@ void ref_destroy(cublasHandle_t h);
 void ref_sgemm(cublasHandle_t h, int m, int n, int k, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc);
 
+/* C := A*B in FP64, the same operand order: the reference the precision figures are measured
+ * against (harness/precision.h). */
+void ref_dgemm(cublasHandle_t h, int m, int n, int k, const double *A, int lda, const double *B,
+               int ldb, double *C, int ldc);
+
 #endif

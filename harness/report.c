@@ -7,7 +7,8 @@
 static const char csv_header[] =
     "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,"
     "gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,"
-    "power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj\n";
+    "power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,"
+    "err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision\n";
 
 const char *report_csv_header(void) { return csv_header; }
 
@@ -15,18 +16,23 @@ void report_table_header(FILE *f, const struct run_info *info)
 {
     fprintf(f, "rung %02d %s on %s (cc %d.%d)\n", info->step, info->slug, info->device,
             info->cc / 10, info->cc % 10);
-    fprintf(f, "%6s %6s %6s %5s %9s %9s %9s %6s %7s %8s %5s\n", "M", "N", "K", "reps", "ms",
-            "GFLOP/s", "cuBLAS", "ratio", "spread", "rel err", "check");
+    fprintf(f, "%6s %6s %6s %5s %9s %9s %9s %6s %7s %5s %7s %8s %8s %8s %5s\n", "M", "N", "K",
+            "reps", "ms", "GFLOP/s", "cuBLAS", "ratio", "spread", "exact", "err u", "cuBLAS u",
+            "rms", "cuB rms", "check");
 }
+
+static const char *pass_word(int pass) { return pass ? "PASS" : "FAIL"; }
 
 void report_table_row(FILE *f, const struct point_result *p)
 {
     const double g = gflops(p->m, p->n, p->k, p->rung.mean);
     const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
     const double spread = p->rung.median > 0 ? 100.0 * (p->rung.max - p->rung.min) / p->rung.median : 0;
-    fprintf(f, "%6d %6d %6d %5d %9.4f %9.1f %9.1f %6.3f %6.1f%% %8.1e %5s%s\n", p->m, p->n, p->k,
-            p->reps, p->rung.mean, g, gc, gc > 0 ? g / gc : 0.0, spread, p->rel_err,
-            p->pass ? "PASS" : "FAIL", p->cut_short ? "  (cut short by --budget)" : "");
+    fprintf(f, "%6d %6d %6d %5d %9.4f %9.1f %9.1f %6.3f %6.1f%% %5s %7.2f %8.2f %8.1e %8.1e %5s%s\n",
+            p->m, p->n, p->k, p->reps, p->rung.mean, g, gc, gc > 0 ? g / gc : 0.0, spread,
+            pass_word(p->exact_pass), p->err.max_u, p->cublas_err.max_u, p->err.rms,
+            p->cublas_err.rms, pass_word(p->pass && p->precision_pass),
+            p->cut_short ? "  (cut short by --budget)" : "");
 }
 
 /* The device name without the CSV separator. */
@@ -75,6 +81,8 @@ int report_csv_row(FILE *f, const struct run_info *info, const struct point_resu
             p->cublas.mean, gc, gc > 0 ? g / gc : 0.0, p->rel_err, p->pass ? "PASS" : "FAIL");
     tel_fields(f, &p->tel_rung, 1);
     tel_fields(f, &p->tel_cublas, 0);
-    fputc('\n', f);
+    fprintf(f, ",%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%s\n", pass_word(p->exact_pass), p->err.max_u,
+            p->err.rms, p->cublas_err.max_u, p->cublas_err.rms, p->seq_err.max_u, p->seq_err.rms,
+            pass_word(p->precision_pass));
     return ferror(f) ? -1 : 0;
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "precision.h"
 #include "stats.h"
 #include "telemetry.h"
 
@@ -20,7 +21,10 @@ struct point_result {
     int cut_short; /* the time budget cut the replays below the rule */
     struct stats rung, cublas;
     double rel_err; /* ||C - C_cublas||_F / ||C_cublas||_F */
-    int pass;       /* elementwise bound held */
+    int pass;       /* elementwise bound against cuBLAS held */
+    int exact_pass; /* integer inputs at this shape: bit for bit equal to cuBLAS */
+    struct precision err, cublas_err, seq_err; /* against FP64: the rung, cuBLAS, a loop */
+    int precision_pass; /* the precision gate (harness/precision.h) held */
     struct telemetry_sample tel_rung, tel_cublas;
 };
 

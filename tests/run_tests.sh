@@ -4,7 +4,9 @@
 #   2. the build test: every rung built for every architecture with zero warnings and no
 #      register spills, and the test of the Makefile's flags, architectures and stamps,
 #   3. the plot test (gnuplot scripts and the README table on a fixture),
-#   4. the GPU tests, when a GPU is present (skipped with a visible line when not).
+#   4. the GPU tests, when a GPU is present (skipped with a visible line when not), on every
+#      bin/step* or on the binaries GPU_TEST_BINS names (a glob; e.g. "bin/step0*", to split
+#      the GPU suite over two runs).
 # Ends with one line "tests: N passed, N failed, N skipped" and a non-zero exit on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -40,7 +42,8 @@ run "build flags, architectures and stamps (dry runs)" tests/test_build_flags.sh
 run "sweep, inspect and profile-table scripts" tests/test_tools.sh
 if [ "$host_only" -eq 0 ]; then
   run "plots and README table" tests/test_plots.sh
-  run "GPU: check matrix and compute-sanitizer" tests/gpu_tests.sh bin/step*
+  # shellcheck disable=SC2086 # GPU_TEST_BINS is a glob
+  run "GPU: check matrix, compute-sanitizer, launch contract" tests/gpu_tests.sh ${GPU_TEST_BINS:-bin/step*}
 fi
 
 echo

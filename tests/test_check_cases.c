@@ -118,7 +118,7 @@ static void many_tiles(void **state)
     for (int i = 0; i < count; i++) {
         const struct check_case *c = &cases[i];
         const long long tiles = ((c->m + 127) / 128) * (long long)((c->n + 255) / 256);
-        if (c->kind != CASE_PRODUCT || tiles <= 132 || tiles % 132 == 0 || c->k < 64)
+        if (!case_reaches_kernel(c) || tiles <= 132 || tiles % 132 == 0 || c->k < 64)
             continue;
         sk_exact |= c->exact && c->k % 8 != 0;
         sk_random |= !c->exact && c->k % 8 != 0;
@@ -137,7 +137,7 @@ static void few_tiles(void **state)
     for (int i = 0; i < count; i++) {
         const struct check_case *c = &cases[i];
         const long long tiles = ((c->m + 63) / 64) * (long long)((c->n + 127) / 128);
-        if (c->kind != CASE_PRODUCT || tiles > 132 || c->k < 64)
+        if (!case_reaches_kernel(c) || tiles > 132 || c->k < 64)
             continue;
         sp_exact |= c->exact;
         sp_random |= !c->exact;
@@ -146,6 +146,33 @@ static void few_tiles(void **state)
         sp_partial_k |= c->k % 8 != 0;
     }
     assert_true(sp_exact && sp_random && sp_padded && sp_beta && sp_partial_k);
+}
+
+/* Exact cases at K = 4096, 16384 and 65536 with beta != 0 on more than one 128x256 tile, and
+ * none of the cases meant for a path (many tiles, few tiles, long K) settled by the prologue. */
+static void long_k_exact_and_paths_reach_a_kernel(void **state)
+{
+    (void)state;
+    int k4096 = 0, k16384 = 0, k65536 = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        const long long tiles = ((c->m + 127) / 128) * (long long)((c->n + 255) / 256);
+        const int ok = case_reaches_kernel(c) && c->exact && c->beta != 0.0f && tiles > 1;
+        k4096 |= ok && c->k == 4096;
+        k16384 |= ok && c->k == 16384;
+        k65536 |= ok && c->k == 65536;
+        if (strncmp(c->group, "many tiles", 10) == 0 || strncmp(c->group, "few tiles", 9) == 0 ||
+            strncmp(c->group, "long K", 6) == 0)
+            assert_true(case_reaches_kernel(c));
+    }
+    assert_true(k4096 && k16384 && k65536);
+    /* the prologue's cases are told apart */
+    struct check_case c = cases[0];
+    c.alpha = 0.0f;
+    assert_false(case_reaches_kernel(&c));
+    c.alpha = 1.0f;
+    c.k = 0;
+    assert_false(case_reaches_kernel(&c));
 }
 
 static void contract_special_cases(void **state)
@@ -197,6 +224,7 @@ int main(void)
         cmocka_unit_test(extreme_shapes),
         cmocka_unit_test(many_tiles),
         cmocka_unit_test(few_tiles),
+        cmocka_unit_test(long_k_exact_and_paths_reach_a_kernel),
         cmocka_unit_test(contract_special_cases),
         cmocka_unit_test(readme_states_the_case_count),
     };

@@ -176,7 +176,7 @@ test_bad_csvs() {
     refused empty "$tmp/empty.csv" "empty file" "$tmp"
     refused malformed "$tmp/badheader.csv" "header does not match the harness schema" "$tmp"
     refused header-only "$tmp/headeronly.csv" "no data rows" "$tmp"
-    refused short-row "$tmp/shortrow.csv" "5 fields, expected 28" "$tmp"
+    refused short-row "$tmp/shortrow.csv" "5 fields, expected 36" "$tmp"
     refused bad-check "$tmp/badcheck.csv" "check must be PASS or FAIL" "$tmp"
     refused missing "$tmp/nonexistent.csv" "no such file" "$tmp"
 }

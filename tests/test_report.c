@@ -22,6 +22,11 @@ static struct point_result sample_point(void)
     p.cublas = (struct stats){2.0, 2.0, 1.9, 2.1, 97};
     p.rel_err = 1.5e-7;
     p.pass = 1;
+    p.exact_pass = 1;
+    p.err = (struct precision){3.25, 1.2e-7};
+    p.cublas_err = (struct precision){2.5, 1.1e-7};
+    p.seq_err = (struct precision){4.0, 1.5e-7};
+    p.precision_pass = 1;
     return p;
 }
 
@@ -62,6 +67,9 @@ static void table_row_shows_speed_ratio_and_verdict(void **state)
     p.pass = 0;
     p.cut_short = 1;
     report_table_row(f, &p);
+    p.pass = 1;
+    p.exact_pass = 0;
+    report_table_row(f, &p);
     slurp(f, out, sizeof out);
     fclose(f);
     assert_non_null(strstr(out, "rung 05 blocktiling_2d on NVIDIA H100, 80GB (cc 9.0)"));
@@ -72,6 +80,9 @@ static void table_row_shows_speed_ratio_and_verdict(void **state)
     assert_non_null(strstr(out, "PASS"));
     assert_non_null(strstr(out, "FAIL"));
     assert_non_null(strstr(out, "cut short"));
+    assert_non_null(strstr(out, " PASS    3.25     2.50  1.2e-07  1.1e-07  PASS\n")); /* exact, errors */
+    assert_non_null(strstr(out, " PASS    3.25     2.50  1.2e-07  1.1e-07  FAIL  (cut")); /* bound */
+    assert_non_null(strstr(out, " FAIL    3.25     2.50  1.2e-07  1.1e-07  PASS  (cut")); /* exact */
 }
 
 static void csv_writes_header_once_and_full_rows(void **state)
@@ -93,7 +104,7 @@ static void csv_writes_header_once_and_full_rows(void **state)
     assert_null(strstr(out + 1, "device,cc")); /* only one header */
     assert_int_equal(count_lines(out), 3);
     const int columns = count_char(header, ',') + 1;
-    assert_int_equal(columns, 28);
+    assert_int_equal(columns, 36);
 
     const char *row1 = strchr(out, '\n') + 1;
     const char *row2 = strchr(row1, '\n') + 1;
@@ -101,9 +112,13 @@ static void csv_writes_header_once_and_full_rows(void **state)
     assert_int_equal(count_char(row2, ','), columns - 1);
     const char *lead = "NVIDIA H100 80GB,90,5,blocktiling_2d,4096,4096,4096,195,0,";
     assert_int_equal(strncmp(row1, lead, strlen(lead)), 0);
-    /* no telemetry: the last eight fields are empty */
-    assert_non_null(strstr(row1, ",PASS,,,,,,,,\n"));
-    assert_non_null(strstr(row2, ",PASS,1980,2619,550.5,12.250,0x4,1755,690.0,14.500\n"));
+    /* no telemetry: its eight fields are empty; then exact and the errors against FP64 */
+    const char *tail = ",PASS,3.25,1.2e-07,2.5,1.1e-07,4,1.5e-07,PASS\n";
+    char want[256];
+    snprintf(want, sizeof want, ",PASS,,,,,,,,%s", tail);
+    assert_non_null(strstr(row1, want));
+    snprintf(want, sizeof want, ",PASS,1980,2619,550.5,12.250,0x4,1755,690.0,14.500%s", tail);
+    assert_non_null(strstr(row2, want));
     assert_non_null(strstr(row1, ",0.8000,1.500e-07,"));
 }
 

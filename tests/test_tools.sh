@@ -69,9 +69,9 @@ fi
 code=${!code_var:-0}
 if [[ $code == 77 ]]; then echo "${FAKE_77_TEXT:-${0##*/}: rung $n (fake) needs compute capability 9.0; device 0 (NVIDIA A100) is 8.0}" >&2; exit 77; fi
 for p in "${points[@]}"; do
-    [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj" >"$csv"
+    [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision" >"$csv"
     cut=0; if ((${p%%,*} >= 4096)); then cut=1; fi
-    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0" >>"$csv"
+    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0,PASS,2.5,1.1e-07,2.4,1.0e-07,3.0,1.2e-07,PASS" >>"$csv"
 done
 exit "$code"
 SH

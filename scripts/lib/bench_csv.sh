@@ -4,8 +4,8 @@
 # refuse anything else with one clear line, so no script draws or tabulates
 # an empty or misread file.
 
-BENCH_CSV_HEADER='device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj'
-BENCH_CSV_FIELDS=28
+BENCH_CSV_HEADER='device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision'
+BENCH_CSV_FIELDS=36
 
 # bench_csv_check FILE: 0 if FILE is a well-formed bench CSV with at least one
 # data row; otherwise one line on stderr saying what is wrong, and 1.
@@ -27,6 +27,7 @@ bench_csv_check() {
         function bad(msg) { printf "error: %s:%d: %s\n", file, NR, msg > "/dev/stderr"; failed = 1; exit 1 }
         function num(x) { return x ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
         function tel(x) { return x == "" || num(x) || tolower(x) ~ /^-?nan$/ }
+        function err(x) { return num(x) || tolower(x) ~ /^(inf|nan)$/ }
         { sub(/\r$/, "") }
         NR == 1 {
             if ($0 != want)
@@ -48,6 +49,11 @@ bench_csv_check() {
             bad("telemetry columns must be numbers or empty")
         }
         $25 != "" && $25 !~ /^0x[0-9a-fA-F]+$/ { bad("throttle must be 0x hex or empty, found \"" $25 "\"") }
+        $29 != "PASS" && $29 != "FAIL" { bad("exact must be PASS or FAIL, found \"" $29 "\"") }
+        $36 != "PASS" && $36 != "FAIL" { bad("precision must be PASS or FAIL, found \"" $36 "\"") }
+        !(err($30) && err($31) && err($32) && err($33) && err($34) && err($35)) {
+            bad("the error columns (err_max_u .. seq_err_rms) must be numbers or inf")
+        }
         { rows++ }
         END {
             if (failed) exit 1

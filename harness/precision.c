@@ -1,0 +1,85 @@
+/* precision.c - errors against an FP64 product, and the gate a rung must pass. */
+#include "precision.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Adds one element: its error relative to |A||B| and its share of the Frobenius norms. */
+static void accumulate(double got, int got_nan, double want, double abs_ab, double *max_u,
+                       double *sum_d2, double *sum_w2)
+{
+    const double d = got_nan ? INFINITY : fabs(got - want);
+    double rel;
+    if (d == 0.0)
+        rel = 0.0;
+    else if (abs_ab > 0.0)
+        rel = d / abs_ab / PRECISION_U;
+    else
+        rel = INFINITY;
+    if (!(rel <= *max_u)) /* a NaN ratio counts as the worst */
+        *max_u = isnan(rel) ? INFINITY : rel;
+    *sum_d2 += d * d;
+    *sum_w2 += want * want;
+}
+
+static double rms_of(double sum_d2, double sum_w2)
+{
+    return sum_w2 > 0.0 ? sqrt(sum_d2 / sum_w2) : sqrt(sum_d2);
+}
+
+void precision_measure(int m, int n, const float *c, int ldc, const double *c64,
+                       const double *abs_ab, struct precision *out)
+{
+    double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < n; j++) {
+            const float got = c[(size_t)i * ldc + j];
+            const size_t e = (size_t)i * n + j;
+            accumulate(got, isnan(got), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
+        }
+    }
+    out->max_u = max_u;
+    out->rms = rms_of(sum_d2, sum_w2);
+}
+
+int precision_samples(int m, int n, int k)
+{
+    const long long cells = (long long)m * n;
+    long long s = 1024;
+    if (k > 0 && s * k > (1LL << 26))
+        s = (1LL << 26) / k;
+    if (s < 64)
+        s = 64;
+    if (s > cells)
+        s = cells;
+    return (int)s;
+}
+
+void precision_sequential(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                          const double *c64, const double *abs_ab, int samples,
+                          struct precision *out)
+{
+    double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
+    for (int t = 0; t < samples; t++) {
+        /* Rows evenly from the first to the last; columns stepped by a prime so that the
+         * samples cover every column band too, the last column with the last sample. */
+        const int i = samples > 1 ? (int)((long long)t * (m - 1) / (samples - 1)) : 0;
+        const int j = (t == samples - 1) ? n - 1 : (int)(((long long)t * 7919) % n);
+        float acc = 0.0f;
+        for (int p = 0; p < k; p++)
+            acc = fmaf(a[(size_t)i * lda + p], b[(size_t)p * ldb + j], acc);
+        const size_t e = (size_t)i * n + j;
+        accumulate(acc, isnan(acc), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
+    }
+    out->max_u = max_u;
+    out->rms = rms_of(sum_d2, sum_w2);
+}
+
+int precision_gate(const struct precision *rung, const struct precision *cublas,
+                   const struct precision *seq)
+{
+    const double worse_max = fmax(cublas->max_u, seq->max_u);
+    const double worse_rms = fmax(cublas->rms, seq->rms);
+    return rung->max_u <= 2.0 * worse_max + 2.0 && rung->rms <= 2.0 * worse_rms + 2.0 * PRECISION_U;
+}

@@ -1,0 +1,48 @@
+/* precision.h - how far a float result is from the exact product, measured against FP64. */
+#ifndef HARNESS_PRECISION_H
+#define HARNESS_PRECISION_H
+
+#define PRECISION_U 5.9604644775390625e-8 /* u = 2^-24, the unit roundoff of float */
+
+/*
+ * Two figures of the error of c against c64, the same product computed in FP64 from the same
+ * float inputs (exact to ~2^-53 relative, so it stands for the exact product):
+ *   max_u  max over (i, j) of |c - c64| / (|A||B|)_ij, in units of u: the error per unit of
+ *          the sum's magnitude, which is what the summation order moves (a sequential sum of
+ *          K terms is bounded by K u, and typically sits near sqrt(K) u);
+ *   rms    ||c - c64||_F / ||c64||_F over the same elements.
+ * A NaN in c, or an error where (|A||B|)_ij is 0, is infinite.
+ */
+struct precision {
+    double max_u, rms;
+};
+
+/* c (ldc) against c64 and abs_ab (both m x n, tightly packed). */
+void precision_measure(int m, int n, const float *c, int ldc, const double *c64,
+                       const double *abs_ab, struct precision *out);
+
+/*
+ * The same figures for a plain sequential float loop, acc = fmaf(A[i][k], B[k][j], acc) for
+ * k = 0..K-1, on `samples` elements spread over C (every row band and column band, the last
+ * row and column included): the error of the simplest correct SGEMM, at a cost of samples x K
+ * FMAs on the host.  alpha = 1, beta = 0.
+ */
+void precision_sequential(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                          const double *c64, const double *abs_ab, int samples,
+                          struct precision *out);
+
+/* How many elements precision_sequential samples for a K: 1024, fewer when K is so long that
+ * 1024 x K would pass 2^26 FMAs, never fewer than 64 (nor more than m x n). */
+int precision_samples(int m, int n, int k);
+
+/*
+ * The precision gate: a rung fails when its error exceeds twice the worse of cuBLAS's and
+ * the sequential loop's, plus 2 u, in either figure:
+ *   rung.max_u <= 2 max(cublas.max_u, seq.max_u) + 2
+ *   rung.rms   <= 2 max(cublas.rms,   seq.rms)   + 2u
+ * Returns 1 when it passes.
+ */
+int precision_gate(const struct precision *rung, const struct precision *cublas,
+                   const struct precision *seq);
+
+#endif

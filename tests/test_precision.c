@@ -1,0 +1,159 @@
+/* test_precision.c - the error figures against FP64 and the precision gate: a correct float
+ * sum lands within a few u, a dropped term or a doubled one far outside, NaN is infinite. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../harness/fill.h"
+#include "../harness/precision.h"
+
+#define M 19
+#define N 23
+#define K 4096
+
+struct problem {
+    float a[M * K], b[K * N];
+    double c64[M * N], abs_ab[M * N];
+    float fwd[M * N]; /* a sequential float loop, k upwards */
+};
+
+static struct problem *make_problem(uint64_t seed)
+{
+    struct problem *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    struct rng r;
+    rng_seed(&r, seed);
+    fill_matrix(p->a, M, K, K, 0, &r);
+    fill_matrix(p->b, K, N, N, 0, &r);
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double exact = 0.0, mag = 0.0;
+            float acc = 0.0f;
+            for (int k = 0; k < K; k++) {
+                exact += (double)p->a[i * K + k] * p->b[k * N + j];
+                mag += fabs((double)p->a[i * K + k] * p->b[k * N + j]);
+                acc = fmaf(p->a[i * K + k], p->b[k * N + j], acc);
+            }
+            p->c64[i * N + j] = exact;
+            p->abs_ab[i * N + j] = mag;
+            p->fwd[i * N + j] = acc;
+        }
+    }
+    return p;
+}
+
+/* A float loop over K = 4096 is within K u of the exact sum per element, and in practice
+ * within a few u; its error is not zero (the figures see rounding). */
+static void sequential_loop_is_a_few_u(void **state)
+{
+    (void)state;
+    struct problem *p = make_problem(11);
+    struct precision e;
+    precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &e);
+    assert_true(e.max_u > 0.0);
+    assert_true(e.max_u < 64.0);
+    assert_true(e.rms > 0.0);
+    assert_true(e.rms < 1e-5);
+    free(p);
+}
+
+/* The sampled loop of precision_sequential computes what the loop above does, element for
+ * element: sampling every element gives the same figures. */
+static void sampled_loop_matches_the_full_loop(void **state)
+{
+    (void)state;
+    struct problem *p = make_problem(12);
+    struct precision full, sampled;
+    precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &full);
+    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, M * N, &sampled);
+    assert_true(sampled.max_u <= full.max_u);
+    assert_true(sampled.max_u > 0.0);
+    assert_true(sampled.rms > 0.0);
+    free(p);
+}
+
+/* A K tile of 8 dropped from one element moves it by ~|8 terms|, thousands of u. */
+static void dropped_terms_fail_the_gate(void **state)
+{
+    (void)state;
+    struct problem *p = make_problem(13);
+    float *bad = malloc(sizeof p->fwd);
+    assert_non_null(bad);
+    memcpy(bad, p->fwd, sizeof p->fwd);
+    for (int k = K - 8; k < K; k++)
+        bad[5 * N + 7] -= p->a[5 * K + k] * p->b[k * N + 7];
+    struct precision ok, wrong, seq;
+    precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &ok);
+    precision_measure(M, N, bad, N, p->c64, p->abs_ab, &wrong);
+    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, &seq);
+    assert_true(wrong.max_u > 100.0);
+    assert_true(precision_gate(&ok, &ok, &seq));
+    assert_false(precision_gate(&wrong, &ok, &seq));
+    free(bad);
+    free(p);
+}
+
+/* The gate: 2x the worse reference plus 2 u, in the max and in the rms. */
+static void gate_is_twice_the_worse_plus_two_u(void **state)
+{
+    (void)state;
+    const struct precision cublas = {4.0, 1e-6}, seq = {6.0, 2e-6};
+    const struct precision at_limit = {14.0, 4e-6 + 2 * PRECISION_U};
+    const struct precision over_max = {14.01, 1e-6}, over_rms = {1.0, 4.2e-6};
+    assert_true(precision_gate(&at_limit, &cublas, &seq));
+    assert_false(precision_gate(&over_max, &cublas, &seq));
+    assert_false(precision_gate(&over_rms, &cublas, &seq));
+    /* exact references (0 error) still allow 2 u of rounding */
+    const struct precision zero = {0.0, 0.0}, small = {1.5, 1e-7};
+    assert_true(precision_gate(&small, &zero, &zero));
+}
+
+/* NaN in the result is infinitely wrong; so is any error where |A||B| is 0. */
+static void nan_and_error_on_zero_magnitude_are_infinite(void **state)
+{
+    (void)state;
+    const float c[2] = {NAN, 0.0f};
+    const double c64[2] = {1.0, 0.0}, abs_ab[2] = {1.0, 0.0};
+    struct precision e;
+    precision_measure(1, 2, c, 2, c64, abs_ab, &e);
+    assert_true(isinf(e.max_u));
+    const float c2[2] = {1.0f, 1e-30f};
+    precision_measure(1, 2, c2, 2, c64, abs_ab, &e);
+    assert_true(isinf(e.max_u));
+    const float c3[2] = {1.0f, 0.0f};
+    precision_measure(1, 2, c3, 2, c64, abs_ab, &e);
+    assert_true(e.max_u == 0.0 && e.rms == 0.0);
+    const struct precision ref = {3.0, 1e-7};
+    precision_measure(1, 2, c, 2, c64, abs_ab, &e);
+    assert_false(precision_gate(&e, &ref, &ref));
+}
+
+/* 1024 samples, fewer for a long K (at most 2^26 FMAs), never fewer than 64 or than C has. */
+static void samples_bound_the_host_work(void **state)
+{
+    (void)state;
+    assert_int_equal(precision_samples(4096, 4096, 4096), 1024);
+    assert_int_equal(precision_samples(256, 256, 65536), 1024);
+    assert_int_equal(precision_samples(256, 256, 262144), 256);
+    assert_int_equal(precision_samples(3, 5, 1000003), 15);
+    assert_int_equal(precision_samples(4096, 4096, 1 << 24), 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sequential_loop_is_a_few_u),
+        cmocka_unit_test(sampled_loop_matches_the_full_loop),
+        cmocka_unit_test(dropped_terms_fail_the_gate),
+        cmocka_unit_test(gate_is_twice_the_worse_plus_two_u),
+        cmocka_unit_test(nan_and_error_on_zero_magnitude_are_infinite),
+        cmocka_unit_test(samples_bound_the_host_work),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
