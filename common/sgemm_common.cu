@@ -1,6 +1,11 @@
 /*
- * sgemm_common.cu - argument checks and the beta-only path shared by every rung.
+ * sgemm_common.cu - argument checks and the beta-only path shared by every rung, and the
+ * launch trace of the rungs with several paths.
  */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "sgemm_common.h"
 
 /* Elements an operand of `rows` x `cols` with leading dimension `ld` spans. */
@@ -62,4 +67,28 @@ extern "C" int sgemm_current_cc(void)
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
         return -1;
     return 10 * major + minor;
+}
+
+/* SGEMM_TRACE, read once: pthread_once makes the first callers, on any threads, wait for
+ * the one read, and every later call sees its result. */
+static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
+static int trace_on;
+
+static void trace_read_env(void)
+{
+    const char *v = getenv("SGEMM_TRACE");
+    trace_on = (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0);
+}
+
+extern "C" void sgemm_trace(int step, const char *path, int M, int N, int K, long long blocks,
+                            int slices)
+{
+    if (pthread_once(&trace_once, trace_read_env) != 0 || !trace_on)
+        return;
+    /* One line, formatted first and written by one call: lines from several threads never mix. */
+    char line[192];
+    snprintf(line, sizeof line,
+             "sgemm_trace step=%d path=%s M=%d N=%d K=%d blocks=%lld slices=%d\n", step, path, M,
+             N, K, blocks, slices);
+    fputs(line, stderr);
 }

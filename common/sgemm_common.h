@@ -45,6 +45,18 @@ int sgemm_current_cc(void);
 /* 1 when p is aligned to 16 bytes, so float4 loads and stores may use it. */
 static inline int sgemm_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
+/*
+ * Names the path a launch took, for the rungs with several (struct step's `paths`): when the
+ * environment variable SGEMM_TRACE is set, not empty and not "0" (read once per process, at
+ * the first call), prints one line on stderr,
+ *     sgemm_trace step=13 path=split-k M=256 N=256 K=4096 blocks=64 slices=8
+ * and nothing otherwise. blocks: the thread blocks computing the product (large-split: not its
+ * sum kernel); slices: K slices per tile (1: none). Host code, any thread: it never waits for
+ * the GPU and allocates nothing. A rung calls it once per launch that computes a product, with
+ * the path actually launched (after any fallback); the calls the prologue settles print nothing.
+ */
+void sgemm_trace(int step, const char *path, int M, int N, int K, long long blocks, int slices);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,15 @@ struct step {
     const char *title;     /* one line, for tables and plots */
     int min_cc;            /* lowest compute capability as 10*major+minor, 0 for any */
     sgemm_launch_fn launch;
+    /* The paths a launch may take, space-separated ("whole-large whole-small stream-k ..."),
+     * each the name sgemm_trace() prints (common/sgemm_common.h) when it is taken; NULL (left
+     * out of the initializer) for a rung with one path. In C++ (the rungs) it has a default,
+     * so that g++ -Wextra does not warn about the initializers that leave it out. */
+#ifdef __cplusplus
+    const char *paths = nullptr;
+#else
+    const char *paths;
+#endif
 };
 
 #ifdef __cplusplus

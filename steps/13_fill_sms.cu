@@ -868,6 +868,7 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
     if (err != cudaSuccess)
         return err;
     *launched = 1;
+    sgemm_trace(13, "stream-k", g->M, g->N, g->K, blocks + sk.dp_tiles, 1);
     if (sk.dp_tiles > 0) {
         whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(
             g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
@@ -882,6 +883,7 @@ static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, 
 {
     const struct split_k sp = {slices, 0, (float4 *)work, counts};
     const split_kernel kernel = b16 ? sgemm_split<1> : sgemm_split<0>;
+    sgemm_trace(13, "split-k", g->M, g->N, g->K, tiles * slices, slices);
     kernel<<<(unsigned)(tiles * slices), S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
         g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, sp);
     return cudaGetLastError();
@@ -893,6 +895,7 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
 {
     const int ldw = (int)ceil_div(g->N, 4) * 4;
     const dim3 grid((unsigned)tiles, (unsigned)slices);
+    sgemm_trace(13, "large-split", g->M, g->N, g->K, tiles * slices, slices);
     if (b16)
         sgemm_slices<1><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
             g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
@@ -915,6 +918,7 @@ static cudaError_t launch_whole_large(int b16, const struct gemm_args *g, long l
 {
     const whole_kernel kernel = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
                                     : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    sgemm_trace(13, "whole-large", g->M, g->N, g->K, tiles, 1);
     kernel<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
         g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
     return cudaGetLastError();
@@ -969,6 +973,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                 (unsigned *)(work + ws_floats(f.sms)), stream);
         const whole_kernel kernel = b16 ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4>
                                         : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
+        sgemm_trace(13, "whole-small", M, N, K, small, 1);
         kernel<<<(unsigned)small, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
             M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return cudaGetLastError();
@@ -978,5 +983,5 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
 extern "C" const struct step step_13 = {
     13, "fill_sms", "filling every SM: tile shape by size, rasterization, split-K, stream-K", 80,
-    launch,
+    launch, "whole-large whole-small stream-k split-k large-split",
 };

@@ -212,9 +212,8 @@ static __device__ __forceinline__ void load_partial(struct shape sh, const float
         }
 }
 
-/* Raise a flag once every thread's stores before the call are visible to the whole GPU
- * (fence, barrier, then a release by one thread); wait for one (an acquire by one thread,
- * then a barrier). The waiter clears the flag, so the next launch finds the workspace clean. */
+/* Raise a flag once every thread's earlier stores are GPU-visible (fence, barrier, a release by
+ * one thread); wait for one (one thread's acquire, a barrier), then clear it for the next launch */
 static __device__ __forceinline__ void raise_flag(unsigned *flag)
 {
     __threadfence();
@@ -360,8 +359,7 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
     X(0, 2) X(8, 2) X(5, 2) X(3, 2) X(2, 2) X(14, 2) X(9, 2) X(1, 2)                               \
     X(7, 2) X(4, 2) X(6, 2) X(13, 2) X(10, 2) X(12, 2) X(15, 2) X(11, 2)
 
-/* K tiles [j0, j1) of C tile `tile`, as in rung 13; (split) the tile's slice goes to
- * cluster_finish(). */
+/* K tiles [j0, j1) of C tile `tile`, as in rung 13; (split) the tile's slice to cluster_finish() */
 static __device__ __forceinline__ void tile_product(struct shape sh, const struct gemm_args *g,
                                                     int tile, int j0, int j1,
                                                     const float4 *init_slot, unsigned *init_flag,
@@ -514,8 +512,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     }
 }
 
-/* ---- Stream-K, as in rung 13 (its comment explains the schedule and why a tile shared by
- * blocks w and w+1 still adds k in order) ----------------------------------------------- */
+/* ---- Stream-K as in rung 13 (its comment: the schedule; a shared tile still adds k in order) */
 static __device__ __forceinline__ void stream_k_piece(struct shape sh, const struct gemm_args *g,
                                                       const struct stream_k *sk, int tile, int j0,
                                                       int j1, int kt)
@@ -644,8 +641,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 #endif
 }
 
-/* Split-K on the small tile: the cluster of blocks b - rank .. b - rank + slices - 1 is tile
- * b / slices, and the block's rank in it is its slice. */
+/* Small-tile split-K: blocks b - rank .. b - rank + slices - 1 (a cluster): tile b / slices */
 template <int B16>
 __global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
     sgemm_split(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
@@ -725,8 +721,7 @@ static int split_slices(long long tiles, int K, int sms, const int *cap, long lo
     return (int)best;
 }
 
-/* Split-K on the large tile for a long K, as in rung 13 (LARGE_KT_COST is explained there).
- * -1: no split. */
+/* Split-K on the large tile for a long K, as in rung 13 (which explains LARGE_KT_COST); -1: none */
 #define LSPLIT_MIN_KT 16
 #define LARGE_KT_COST 33
 static long long large_split(long long tiles, int M, int N, int K, int sms, long long ws_floats,
@@ -882,6 +877,7 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
     if (err != cudaSuccess)
         return err;
     *launched = 1;
+    sgemm_trace(14, "stream-k", g->M, g->N, g->K, blocks + sk.dp_tiles, 1);
     if (sk.dp_tiles > 0) {
         whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(
             g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
@@ -901,6 +897,7 @@ static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, 
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t config = cluster_config(tiles * slices, slices, smem, stream, &attr);
     const split_kernel kernel = b16 ? sgemm_split<1> : sgemm_split<0>;
+    sgemm_trace(14, "split-k", g->M, g->N, g->K, tiles * slices, slices);
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, g->M, g->N, g->K, g->alpha, g->A,
                                                g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, sp);
     const cudaError_t last = cudaGetLastError();
@@ -913,6 +910,7 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
 {
     const int ldw = (int)ceil_div(g->N, 4) * 4;
     const dim3 grid((unsigned)tiles, (unsigned)slices);
+    sgemm_trace(14, "large-split", g->M, g->N, g->K, tiles * slices, slices);
     if (b16)
         sgemm_slices<1><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
             g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
@@ -935,6 +933,7 @@ static cudaError_t launch_whole_large(int b16, const struct gemm_args *g, long l
 {
     const whole_kernel kernel = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
                                     : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    sgemm_trace(14, "whole-large", g->M, g->N, g->K, tiles, 1);
     kernel<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
         g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
     return cudaGetLastError();
@@ -986,6 +985,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return launch_split(b16, &g, slices, small, stream);
         const whole_kernel kernel = b16 ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4>
                                         : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
+        sgemm_trace(14, "whole-small", M, N, K, small, 1);
         kernel<<<(unsigned)small, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
             M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return cudaGetLastError();
@@ -995,5 +995,5 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
 extern "C" const struct step step_14 = {
     14, "cluster_split", "split-K through thread block clusters: sums in distributed shared memory",
-    90, launch,
+    90, launch, "whole-large whole-small stream-k split-k large-split",
 };

@@ -6,6 +6,7 @@
  *     same bits as the same launches made one after another.
  *
  * Usage: contract_NN capture|capture-warm|streams|threads M N K
+ *        contract_NN paths
  *   capture  the rung's first launch in this process is captured (cudaStreamCaptureModeGlobal)
  *            into a graph; the capture must stay valid, the graph is replayed four times and a
  *            direct launch follows; all agree bit for bit.
@@ -19,6 +20,10 @@
  *   threads  two host threads, each with its own stream and problem, start together and
  *            launch four times each (these are the first launches of the process); against
  *            the same problems run one after another on one stream afterwards.
+ *   paths    every launch path of a rung with several (struct step's `paths`) taken at least
+ *            once: shapes derived from the GPU's SM count, each launched once with SGEMM_TRACE
+ *            set and checked exact, stderr read back for the path each launch names (see
+ *            "paths" below). A rung with one path prints "ok paths: one path".
  * The inputs are small integers and alpha = 2, beta = -1, so every result is exact whatever
  * the order of the sums (split-K, stream-K): a difference of one bit is a wrong value, never
  * rounding. Sampled entries (whole rows and columns among them) are also checked against the
@@ -40,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -553,6 +559,241 @@ static void run_threads(int m, int n, int k)
            THREADS, THREAD_ROUNDS);
 }
 
+/* ---- paths: every launch path of the rung taken at least once ---------------------------- */
+/*
+ * With SGEMM_TRACE set, a rung with several paths prints one line per launch on stderr naming
+ * the path it took (sgemm_trace(), common/sgemm_common.h). The shapes below come from the
+ * plan code of rungs 13 and 14 (choose_plan(), split_slices(), large_split()) for a GPU of S
+ * SMs; every path has two or three, in different corners of its region, so that a small change
+ * of a constant leaves one of them there. Each runs once, in this order, on one stream.
+ *   whole-large  a) M=128S N=256 K=128: S 128x256 tiles, one round; b) M=256 N=256S K=128: 2S
+ *                tiles, two rounds. Whole rounds: no stream-K, and WL <= WS (104 per round).
+ *   stream-k     t 128x256 tiles (M=128t N=256 K=128), a) t = S + ceil(S/16), b) t = 2S +
+ *                ceil(S/16) (a round of whole tiles first), c) t = S + floor(3S/4) + 1 (232 on
+ *                132 SMs, as 14848x512x1024): SK < WL and SK <= WS.
+ *   whole-small  a) M=128*floor(S/4) N=256 K=128; b) M=64*floor(7S/8) N=128 K=128: between
+ *                3S/4 and S 64x128 tiles, WS 26 < WL 100. K = 128 (16 K tiles): a split of s
+ *                puts ceil(s*tiles/S) >= 2 blocks on an SM, 2 * (8 + 8) (rung 13), 2 * (8 + 2)
+ *                (rung 14, clusters), above 16; a large-tile split needs 32 K tiles.
+ *   split-k      a) M=64 N=128*floor(S/8) K=1024: S/8 64x128 tiles, 8 slices fill one round;
+ *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
+ *   large-split  a) 256x256x16384: two 128x256 tiles of S/2 slices each; b) M=128*ceil(S/16)
+ *                N=1024 K=16384. The large split's cost below the small one's.
+ * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
+ * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
+ * threads); split_slices() and large_split()'s K tiles, s the slices. Rung 14's split costs
+ * assume 8 GPCs of floor(S/8) SMs (cluster_cap[s] = 8 * floor(floor(S/8) / s)); every shape
+ * below takes the same path in rungs 13 and 14.
+ * S = 132 (H100 SXM, H200):
+ *   16896x256x128    whole-large  WL 100 <= WS 104
+ *   256x33792x128    whole-large  WL 200 <= WS 208
+ *   18048x256x128    stream-k     SK 120 < WL 200, <= WS 130
+ *   34944x256x128    stream-k     SK 220 < WL 300, <= WS 234
+ *   29696x256x128    stream-k     SK 198 < WL 200, <= WS 208
+ *   4224x256x128     whole-small  WS 26 < WL 100; no split
+ *   7360x128x128     whole-small  WS 26 < WL 100; no split
+ *   64x2048x1024     split-k      s=8: 24 (14: s=8: 18) < large s=8: 74
+ *   64x2176x4096     split-k      s=7: 82 (14: s=5: 105) < large s=14: 150
+ *   256x256x16384    large-split  large s=66: 153 < s=8: 264 (14: s=8: 258)
+ *   1152x1024x16384  large-split  large s=3: 2295 < s=7: 2408 (14: s=5: 2472)
+ * S = 114 (H100 PCIe):
+ *   14592x256x128    whole-large  WL 100 <= WS 104
+ *   256x29184x128    whole-large  WL 200 <= WS 208
+ *   15616x256x128    stream-k     SK 120 < WL 200, <= WS 130
+ *   30208x256x128    stream-k     SK 220 < WL 300, <= WS 234
+ *   25600x256x128    stream-k     SK 198 < WL 200, <= WS 208
+ *   3584x256x128     whole-small  WS 26 < WL 100; no split
+ *   6336x128x128     whole-small  WS 26 < WL 100; no split
+ *   64x1792x1024     split-k      s=8: 24 (14: s=7: 21) < large s=8: 73
+ *   64x1920x4096     split-k      s=7: 82 (14: s=7: 76) < large s=14: 149
+ *   256x256x16384    large-split  large s=57: 161 < s=8: 264 (14: s=8: 258)
+ *   1024x1024x16384  large-split  large s=3: 2292 < s=7: 2408 (14: s=3: 2740)
+ * S = 108 (A100; rung 13 only, rung 14 needs sm_90):
+ *   13824x256x128    whole-large  WL 100 <= WS 104
+ *   256x27648x128    whole-large  WL 200 <= WS 208
+ *   14720x256x128    stream-k     SK 120 < WL 200, <= WS 130
+ *   28544x256x128    stream-k     SK 220 < WL 300, <= WS 234
+ *   24320x256x128    stream-k     SK 198 < WL 200, <= WS 208
+ *   3456x256x128     whole-small  WS 26 < WL 100; no split
+ *   6016x128x128     whole-small  WS 26 < WL 100; no split
+ *   64x1664x1024     split-k      s=8: 24 < large s=8: 72
+ *   64x1792x4096     split-k      s=7: 82 < large s=15: 142
+ *   256x256x16384    large-split  large s=54: 166 < s=8: 264
+ *   896x1024x16384   large-split  large s=3: 2289 < s=7: 2408
+ * A model of this plan code (rung 14 with 4, 7 or 8 GPCs) finds every path among the shapes
+ * for every S from 16 to 256, and each shape on the path it is for at every S from 49 to 256
+ * but one: split-k b) at S = 64 with 7 GPCs (a large split).
+ * The check: every launch prints exactly one trace line, of this rung, naming a path of its
+ * list, and every path of the list is named at least once.
+ */
+#define PATH_TRIES 11
+#define PATH_NAME 32
+
+struct path_try {
+    const char *meant;    /* the path the plan code takes for it (the table above) */
+    long m, n, k;
+    char ran[PATH_NAME];  /* the path its launch named */
+};
+
+/* The shapes for a GPU of `sms` SMs (those within this program's limits); returns how many. */
+static int path_shapes(long sms, struct path_try *out)
+{
+    const long s16 = (sms + 15) / 16, s8 = sms / 8 > 0 ? sms / 8 : 1;
+    const struct path_try all[PATH_TRIES] = {
+        {"whole-large", 128 * sms, 256, 128, ""},
+        {"whole-large", 256, 256 * sms, 128, ""},
+        {"stream-k", 128 * (sms + s16), 256, 128, ""},
+        {"stream-k", 128 * (2 * sms + s16), 256, 128, ""},
+        {"stream-k", 128 * (sms + 3 * sms / 4 + 1), 256, 128, ""},
+        {"whole-small", 128 * (sms / 4), 256, 128, ""},
+        {"whole-small", 64 * (7 * sms / 8), 128, 128, ""},
+        {"split-k", 64, 128 * s8, 1024, ""},
+        {"split-k", 64, 128 * ((sms + 7) / 8), 4096, ""},
+        {"large-split", 256, 256, 16384, ""},
+        {"large-split", 128 * s16, 1024, 16384, ""},
+    };
+    int count = 0;
+    for (int i = 0; i < PATH_TRIES; i++) {
+        const struct path_try *t = &all[i];
+        if (t->m >= 1 && t->n >= 1 && t->m <= MAX_DIM && t->n <= MAX_DIM && t->k <= MAX_K &&
+            t->m * t->n <= MAX_ELEMS && t->m * t->k <= MAX_ELEMS && t->k * t->n <= MAX_ELEMS)
+            out[count++] = *t;
+    }
+    return count;
+}
+
+/* The trace lines written since the last call: the path of the one trace line of this rung
+ * into `ran`; a line that is not a trace goes to the real stderr (`real_err`). */
+static void read_trace(FILE *in, int real_err, const char *what, char *ran)
+{
+    char line[512], path[PATH_NAME];
+    int lines = 0, step = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        if (strncmp(line, "sgemm_trace ", 12) != 0) {
+            dprintf(real_err, "%s", line);
+            continue;
+        }
+        line[strcspn(line, "\n")] = '\0'; /* quoted whole in a failure */
+        if (sscanf(line, "sgemm_trace step=%d path=%31s", &step, path) != 2)
+            fail("%s: a trace line of another form: %s", what, line);
+        if (step != rung->number)
+            fail("%s: a trace line of rung %d, not %d: %s", what, step, rung->number, line);
+        if (++lines == 1)
+            snprintf(ran, PATH_NAME, "%s", path);
+    }
+    clearerr(in); /* more is read after the next launch */
+    if (lines != 1)
+        fail("%s: %d trace lines for one launch (one expected)", what, lines);
+}
+
+/* 1 when `name` is one of the space-separated words of `list`. */
+static int in_list(const char *list, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *w = list; *w != '\0';) {
+        while (*w == ' ')
+            w++;
+        const size_t wlen = strcspn(w, " ");
+        if (wlen == len && wlen > 0 && strncmp(w, name, len) == 0)
+            return 1;
+        w += wlen;
+    }
+    return 0;
+}
+
+static void run_paths(int m_unused, int n_unused, int k_unused)
+{
+    (void)m_unused, (void)n_unused, (void)k_unused;
+    if (rung->paths == NULL) {
+        printf("ok %s: one path\n", label);
+        return;
+    }
+    int dev = 0, sms = 0;
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    struct path_try tries[PATH_TRIES];
+    const int count = path_shapes(sms, tries);
+
+    /* SGEMM_TRACE before the rung's first launch (it is read once), stderr into a file. */
+    if (setenv("SGEMM_TRACE", "1", 1) != 0)
+        fail("setenv: %s", strerror(errno));
+    const char *dir = getenv("TMPDIR") != NULL && getenv("TMPDIR")[0] != '\0' ? getenv("TMPDIR")
+                                                                              : "/tmp";
+    char name[4096];
+    snprintf(name, sizeof name, "%s/sgemm_paths_XXXXXX", dir);
+    const int fd = mkstemp(name);
+    if (fd < 0)
+        fail("mkstemp %s: %s", name, strerror(errno));
+    FILE *in = fopen(name, "r");
+    if (in == NULL)
+        fail("fopen %s: %s", name, strerror(errno));
+    unlink(name);
+    fflush(stderr);
+    const int real_err = dup(2);
+    if (real_err < 0 || dup2(fd, 2) < 0)
+        fail("redirecting stderr: %s", strerror(errno));
+    close(fd);
+
+    cudaStream_t s;
+    char what[128];
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int i = 0; i < count; i++) {
+        struct path_try *t = &tries[i];
+        struct problem p;
+        snprintf(what, sizeof what, "%ldx%ldx%ld (for %s)", t->m, t->n, t->k, t->meant);
+        problem_init(&p, (int)t->m, (int)t->n, (int)t->k, 21 + i);
+        float *got = host_alloc(c_bytes(&p));
+        problem_reset(&p, s);
+        problem_launch(&p, s, what);
+        CHECK(cudaStreamSynchronize(s));
+        fflush(stderr);
+        read_trace(in, real_err, what, t->ran);
+        if (!in_list(rung->paths, t->ran))
+            fail("%s: the launch took path %s, which is not in the rung's list \"%s\"", what,
+                 t->ran, rung->paths);
+        read_c(&p, got, p.c);
+        check_exact(&p, got, what);
+        free(got);
+        problem_free(&p);
+    }
+    CHECK(cudaStreamDestroy(s));
+    fflush(stderr);
+    if (dup2(real_err, 2) < 0)
+        fail("restoring stderr: %s", strerror(errno));
+    close(real_err);
+    fclose(in);
+
+    /* Every path of the list, and the first shape that took it. */
+    char ok[1024] = "", missing[512] = "", tried[2048] = "";
+    size_t ok_len = 0, missing_len = 0, tried_len = 0;
+    for (const char *w = rung->paths; *w != '\0';) {
+        while (*w == ' ')
+            w++;
+        const int len = (int)strcspn(w, " ");
+        if (len == 0)
+            break;
+        int first = -1;
+        for (int i = 0; i < count && first < 0; i++)
+            if ((int)strlen(tries[i].ran) == len && strncmp(tries[i].ran, w, (size_t)len) == 0)
+                first = i;
+        if (first >= 0 && ok_len < sizeof ok)
+            ok_len += (size_t)snprintf(ok + ok_len, sizeof ok - ok_len, " %.*s@%ldx%ldx%ld", len,
+                                       w, tries[first].m, tries[first].n, tries[first].k);
+        else if (first < 0 && missing_len < sizeof missing)
+            missing_len += (size_t)snprintf(missing + missing_len, sizeof missing - missing_len,
+                                            "%s%.*s", missing_len ? " " : "", len, w);
+        w += len;
+    }
+    if (missing_len > 0) {
+        for (int i = 0; i < count && tried_len < sizeof tried; i++)
+            tried_len += (size_t)snprintf(tried + tried_len, sizeof tried - tried_len,
+                                          "%s%ldx%ldx%ld (for %s): %s", i ? ", " : "", tries[i].m,
+                                          tries[i].n, tries[i].k, tries[i].meant, tries[i].ran);
+        fail("never ran: %s (SMs=%d; shapes tried: %s)", missing, sms, tried);
+    }
+    printf("ok %s:%s\n", label, ok);
+}
+
 /* ---- start-up ------------------------------------------------------------------------------ */
 
 static int parse_dim(const char *s, long max, int *out)
@@ -570,23 +811,27 @@ static void usage(const char *prog)
 {
     fprintf(stderr,
             "usage: %s capture|capture-warm|streams|threads M N K\n"
+            "       %s paths\n"
             "  holds rung %02d (%s) to the launch contract; M, N in 1..%d, K in 1..%d\n",
-            prog, rung->number, rung->slug, MAX_DIM, MAX_K);
+            prog, prog, rung->number, rung->slug, MAX_DIM, MAX_K);
 }
 
 int main(int argc, char **argv)
 {
     const char *prog = argc > 0 ? argv[0] : "gpu_contract";
-    int m, n, k;
+    int m = 1, n = 1, k = 1;
 
-    if (argc != 5 || parse_dim(argv[2], MAX_DIM, &m) != 0 || parse_dim(argv[3], MAX_DIM, &n) != 0 ||
-        parse_dim(argv[4], MAX_K, &k) != 0) {
+    const int paths = (argc == 2 && strcmp(argv[1], "paths") == 0); /* no sizes: its own */
+    if (!paths && (argc != 5 || parse_dim(argv[2], MAX_DIM, &m) != 0 ||
+                   parse_dim(argv[3], MAX_DIM, &n) != 0 || parse_dim(argv[4], MAX_K, &k) != 0)) {
         usage(prog);
         return EXIT_USAGE;
     }
     const char *mode = argv[1];
     void (*run)(int, int, int) = NULL;
-    if (strcmp(mode, "capture") == 0)
+    if (paths)
+        run = run_paths;
+    else if (strcmp(mode, "capture") == 0)
         run = run_capture;
     else if (strcmp(mode, "capture-warm") == 0) {
         run = run_capture;
@@ -600,7 +845,10 @@ int main(int argc, char **argv)
         usage(prog);
         return EXIT_USAGE;
     }
-    snprintf(label, sizeof label, "%s %dx%dx%d", mode, m, n, k);
+    if (paths)
+        snprintf(label, sizeof label, "paths");
+    else
+        snprintf(label, sizeof label, "%s %dx%dx%d", mode, m, n, k);
 
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);

@@ -4,6 +4,9 @@
 #   - compute-sanitizer memcheck, racecheck and synccheck clean on small odd shapes
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, bit-identical to sequential launches
+#   - every launch path taken (contract_NN paths): for the rungs with several (13, 14), shapes
+#     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
+#     every path of the rung's list must run at least once (the others print "one path")
 # Exits 77 (a visible skip) only when nvidia-smi lists no GPU.  When it lists one, exit 77
 # from a binary is a skip only for a GPU below the rung's compute capability (its message
 # says "needs compute capability", harness/gpu_startup.h); a binary that finds no CUDA
@@ -97,7 +100,8 @@ contract_small_shapes="256x256x4096 1000x1000x999"
 contract_mid_shapes="256x256x4096 1000x1000x999 2048x2048x512"
 
 # contract_tests NAME: runs build/tests/contract_<NAME without "step"> in every mode at every
-# shape; prints an ok line per mode, a FAIL line per failing run; returns non-zero on failure.
+# shape, then in `paths` mode once; prints an ok line per mode, a FAIL line per failing run;
+# returns non-zero on failure.
 contract_tests() {
   local name=$1 bin mode shape log status passed line bad=0
   bin=$contract_dir/contract_${name#step}
@@ -143,6 +147,28 @@ contract_tests() {
     done
     [ -n "$passed" ] && echo "ok   $name contract $mode:$passed"
   done
+  # Every launch path of the rung taken at least once (its own shapes, from the SM count).
+  log=$logdir/$name.contract.paths.log
+  timeout -k 10 "$contract_timeout" "$bin" paths >"$log" 2>&1
+  status=$?
+  line=$(grep -E '^(ok|FAIL|skip) ' "$log" | tail -n 1)
+  case $status in
+    0) echo "ok   $name contract ${line#ok }" ;;
+    77)
+      if below_cc "$log"; then
+        echo "skip $name contract: ${line#skip }"
+        return "$bad"
+      fi
+      echo "FAIL $name contract paths: no CUDA device, but nvidia-smi lists a GPU (exit 77): ${line#skip }"
+      return 1
+      ;;
+    124 | 137) echo "FAIL $name contract paths: no result after ${contract_timeout}s (a hang?)"; bad=1 ;;
+    *)
+      echo "FAIL $name contract paths (exit $status): ${line#"FAIL paths: "}"
+      [ -n "$line" ] || tail -n 5 "$log" | sed 's/^/    /'
+      bad=1
+      ;;
+  esac
   return "$bad"
 }
 export -f below_cc one_rung contract_tests

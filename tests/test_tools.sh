@@ -321,6 +321,14 @@ SH
     cat >"$g/fake_contract" <<'SH'
 #!/usr/bin/env bash
 if [[ ${FAKE_CONTRACT:-ok} == nodev ]]; then echo "skip $1 $2x$3x$4: no CUDA device (no CUDA-capable device is detected)"; exit 77; fi
+if [[ $1 == paths ]]; then
+  case ${FAKE_PATHS:-ok} in
+  never) echo "FAIL paths: never ran: stream-k (SMs=132; shapes tried: 18048x256x128 (for stream-k): whole-small)"; exit 1 ;;
+  one) echo "ok paths: one path" ;;
+  *) echo "ok paths: whole-large@16896x256x128 stream-k@18048x256x128" ;;
+  esac
+  exit 0
+fi
 echo "ok $1 $2x$3x$4: bit-identical"
 SH
     printf '#!/usr/bin/env bash
@@ -356,6 +364,7 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_contains "gpu_tests: the skip says why" "$out" "skip step14: $g/bin/step14: rung 14 (fake) needs compute capability 9.0"
     check_contains "gpu_tests: the other rung ran" "$out" "ok   step01 check matrix: check matrix: 273 cases, 0 failed"
     check_contains "gpu_tests: its contract ran" "$out" "ok   step01 contract capture: 256x256x4096 1000x1000x999"
+    check_contains "gpu_tests: and its paths" "$out" "ok   step01 contract paths: whole-large@16896x256x128 stream-k@18048x256x128"
     check_contains "gpu_tests: the summary counts it" "$out" "GPU tests: 2 binaries, 1 ran, 0 with failures"
 
     run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
@@ -365,6 +374,13 @@ echo "========= ERROR SUMMARY: 0 errors"
     run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_CONTRACT=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: a contract test that finds no device fails" 1 "$rc"
     check_contains "gpu_tests: names it" "$out" "FAIL step01 contract capture 256x256x4096: no CUDA device, but nvidia-smi lists a GPU"
+
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_PATHS=never "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
+    check_exit "gpu_tests: a launch path that never ran fails" 1 "$rc"
+    check_contains "gpu_tests: names the path" "$out" "FAIL step14 contract paths (exit 1): never ran: stream-k (SMs=132;"
+    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_PATHS=one "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    check_exit "gpu_tests: a rung of one path passes" 0 "$rc"
+    check_contains "gpu_tests: says so" "$out" "ok   step01 contract paths: one path"
 
     # the phrase gpu_tests.sh reads is the one the harness prints (harness/gpu_startup.h)
     check_file_contains "gpu_tests: the harness's below-capability phrase" "$ROOT/harness/gpu_startup.h" \
