@@ -54,6 +54,11 @@ void gpu_startup_message(cudaError_t err, int count, int driver_version, int run
 void gpu_below_cc_message(int rung, const char *slug, int min_cc, int device,
                           const char *gpu_name, int cc, char *buf, size_t len)
 {
-    snprintf(buf, len, "rung %02d (%s) " GPU_BELOW_CC_TEXT " %d.%d; device %d (%s) is %d.%d",
-             rung, slug, min_cc / 10, min_cc % 10, device, gpu_name, cc / 10, cc % 10);
+    /* A short buffer truncates the message (its length is checked, so gcc does not warn) */
+    const int n = snprintf(buf, len,
+                           "rung %02d (%s) " GPU_BELOW_CC_TEXT " %d.%d; device %d (%s) is %d.%d",
+                           rung, slug, min_cc / 10, min_cc % 10, device, gpu_name,
+                           cc / 10, cc % 10);
+    if (n < 0 && len > 0)
+        buf[0] = '\0';
 }
