@@ -8,10 +8,14 @@
 #define MAX_WORKSPACES 64
 
 struct workspace {
-    int used, device;
-    /* cudaStreamGetId: unique for the life of the process, so a destroyed stream's handle
-     * reused by a new stream, and each thread's default stream (cudaStreamPerThread, or 0 in
-     * a --default-stream per-thread build), each get a workspace of their own. */
+    int used;    /* 0: free entry; 1: in use; 2: retired (its stream's handle was reused) */
+    int device;
+    /* The key: the stream's handle, and for cudaStreamPerThread (one handle, a stream per
+     * thread) the thread. cudaStreamGetId, unique for the life of the process, is not allowed
+     * while a stream is capturing, so it only confirms the key outside capture: a handle that a
+     * destroyed stream left and a new stream got again has a new id. */
+    cudaStream_t stream;
+    pthread_t thread;
     unsigned long long stream_id;
     void *base;
     size_t bytes;
@@ -53,28 +57,40 @@ extern "C" cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes,
 {
     *out = NULL;
     int device = 0;
-    unsigned long long stream_id = 0;
     cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaStreamGetId(stream, &stream_id);
     if (err != cudaSuccess)
         return err;
+    const int per_thread = (stream == cudaStreamPerThread);
+    const pthread_t self = pthread_self();
 
     pthread_mutex_lock(&workspace_lock);
+    /* The capture status is asked under the lock, right before the zero-fill is queued, so
+     * that the fill is never captured into a graph instead of run. */
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    unsigned long long stream_id = 0;
+    err = cudaStreamIsCapturing(stream, &capture);
+    if (err == cudaSuccess && capture == cudaStreamCaptureStatusNone)
+        err = cudaStreamGetId(stream, &stream_id);
     struct workspace *found = NULL;
     int free_entry = -1;
-    for (int i = 0; i < MAX_WORKSPACES && found == NULL; ++i) {
+    for (int i = 0; i < MAX_WORKSPACES && err == cudaSuccess && found == NULL; ++i) {
         struct workspace *ws = &workspaces[i];
-        if (ws->used && ws->device == device && ws->stream_id == stream_id)
+        if (ws->used == 1 && ws->device == device && ws->stream == stream &&
+            (!per_thread || pthread_equal(ws->thread, self)))
             found = ws;
         else if (!ws->used && free_entry < 0)
             free_entry = i;
     }
-    /* The capture status is asked under the lock, right before the zero-fill is queued, so
-     * that the fill is never captured into a graph instead of run. */
-    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (found == NULL && free_entry >= 0)
-        err = cudaStreamIsCapturing(stream, &capture);
+    /* A reused handle: the old stream's last launches may still be running on its workspace,
+     * so that one is retired (kept, never freed: freeing would wait for the GPU) and the new
+     * stream gets its own. */
+    if (found != NULL && capture == cudaStreamCaptureStatusNone && found->stream_id != stream_id) {
+        found->used = 2;
+        found = NULL;
+        for (int i = 0; i < MAX_WORKSPACES && free_entry < 0; ++i)
+            if (!workspaces[i].used)
+                free_entry = i;
+    }
     if (err == cudaSuccess && found == NULL && free_entry >= 0 &&
         capture == cudaStreamCaptureStatusNone) {
         struct workspace *ws = &workspaces[free_entry];
@@ -83,6 +99,8 @@ extern "C" cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes,
         if (err == cudaSuccess && made) {
             ws->used = 1;
             ws->device = device;
+            ws->stream = stream;
+            ws->thread = self;
             ws->stream_id = stream_id;
             found = ws;
         }

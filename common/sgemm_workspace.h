@@ -11,6 +11,11 @@
  * is full or the stream's workspace is smaller than asked, and the rung takes a plan that
  * needs none. A rung that uses it must leave it as it found it where that matters (every
  * flag it raises cleared again), so that the next launch on the stream finds it clean.
+ * Workspaces are keyed by the stream's handle (and the thread, for cudaStreamPerThread);
+ * outside capture the stream's id confirms the key, so a new stream that got a destroyed
+ * stream's handle gets a new workspace (the old one is kept: the old stream's launches may
+ * still run). The one case left to the caller: a new stream whose very first launch is
+ * captured, on the handle of a destroyed stream whose launches are still running.
  * A graph captured on a stream uses that stream's workspace: replaying it while other work
  * that uses the same workspace runs (a launch on that stream, another replay on another
  * stream) is for the caller to avoid, as with the workspace cuBLAS keeps per stream. The

@@ -15,10 +15,10 @@
 # 256..8192 step 256 took 491 s on an H200, so the per-kernel budget is 0.35 s and the
 # power run 0.1 s.  At those, a rung costs ~52 s for 32 sizes on an H100, and 13 rungs
 # took over 10 minutes; so only the two highest-numbered rungs of the run get every 256
-# (256..8192), the rungs below them 256 and 512..8192 step 512 (17 sizes, ~28 s), and the
-# slow rungs fewer sizes and 0.25 s (01: 256, 512..4096 step 512; 02: 256, 512..8192 step
-# 512).  Points whose replays the budget cut below the rule are listed at the end (the
-# CSV's cut_short column).
+# (256..8192), the rungs below them 256, 512 and 1024..8192 step 1024 (10 sizes: every point
+# also runs the exact check and the FP64 reference, ~1 s of host work at 8192), and the slow
+# rungs 0.25 s (01: up to 4096).  Points whose replays the budget cut below the rule are listed
+# at the end (the CSV's cut_short column).
 #
 # Then the shape set (SHAPES, default shapes/default.txt: LLM layers, skinny, shallow, deep,
 # odd and padded products) is timed on the last rung that ran, or on every rung STEPS
@@ -150,9 +150,9 @@ plan_sizes() {
         esac
     else
         case $n in
-        1) echo "256,$(seq -s, 512 512 4096)" ;;
-        2) echo "256,$(seq -s, 512 512 8192)" ;;
-        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,$(seq -s, 512 512 8192)"; fi ;;
+        1) echo "256,512,$(seq -s, 1024 1024 4096)" ;;
+        2) echo "256,512,$(seq -s, 1024 1024 8192)" ;;
+        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,512,$(seq -s, 1024 1024 8192)"; fi ;;
         esac
     fi
 }
