@@ -92,26 +92,37 @@ static void dropped_terms_fail_the_gate(void **state)
     precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &ok);
     precision_measure(M, N, bad, N, p->c64, p->abs_ab, &wrong);
     precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, &seq);
+    struct precision ok_sampled, wrong_sampled;
+    precision_sampled(M, N, p->fwd, N, p->c64, p->abs_ab, 64, &ok_sampled);
+    precision_sampled(M, N, bad, N, p->c64, p->abs_ab, 64, &wrong_sampled);
     assert_true(wrong.max_u > 100.0);
-    assert_true(precision_gate(&ok, &ok, &seq));
-    assert_false(precision_gate(&wrong, &ok, &seq));
+    assert_true(precision_gate(&ok, &ok_sampled, &ok, &seq));
+    assert_false(precision_gate(&wrong, &wrong_sampled, &ok, &seq));
     free(bad);
     free(p);
 }
 
-/* The gate: 2x the worse reference plus 2 u, in the max and in the rms. */
+/* The gate: 2x the worse reference plus 2 u, in the max and in the rms, each reference on its
+ * own elements: cuBLAS against the rung over all of C, the loop against the rung's samples. */
 static void gate_is_twice_the_worse_plus_two_u(void **state)
 {
     (void)state;
     const struct precision cublas = {4.0, 1e-6}, seq = {6.0, 2e-6};
     const struct precision at_limit = {14.0, 4e-6 + 2 * PRECISION_U};
     const struct precision over_max = {14.01, 1e-6}, over_rms = {1.0, 4.2e-6};
-    assert_true(precision_gate(&at_limit, &cublas, &seq));
-    assert_false(precision_gate(&over_max, &cublas, &seq));
-    assert_false(precision_gate(&over_rms, &cublas, &seq));
+    assert_true(precision_gate(&at_limit, &at_limit, &cublas, &seq));
+    assert_false(precision_gate(&over_max, &over_max, &cublas, &seq));
+    assert_false(precision_gate(&over_rms, &over_rms, &cublas, &seq));
+    /* within twice cuBLAS over C, though the samples are far off the loop: passes */
+    const struct precision all = {7.9, 1e-6}, far = {20.0, 1e-6};
+    assert_true(precision_gate(&all, &far, &cublas, &seq));
+    /* over twice cuBLAS over C, but the samples are within twice the loop: passes */
+    const struct precision big = {20.0, 3e-6}, near = {13.0, 3e-6};
+    assert_true(precision_gate(&big, &near, &cublas, &seq));
+    assert_false(precision_gate(&big, &far, &cublas, &seq));
     /* exact references (0 error) still allow 2 u of rounding */
     const struct precision zero = {0.0, 0.0}, small = {1.5, 1e-7};
-    assert_true(precision_gate(&small, &zero, &zero));
+    assert_true(precision_gate(&small, &small, &zero, &zero));
 }
 
 /* NaN in the result is infinitely wrong; so is any error where |A||B| is 0. */
@@ -131,7 +142,7 @@ static void nan_and_error_on_zero_magnitude_are_infinite(void **state)
     assert_true(e.max_u == 0.0 && e.rms == 0.0);
     const struct precision ref = {3.0, 1e-7};
     precision_measure(1, 2, c, 2, c64, abs_ab, &e);
-    assert_false(precision_gate(&e, &ref, &ref));
+    assert_false(precision_gate(&e, &e, &ref, &ref));
 }
 
 /* 1024 samples, fewer for a long K (at most 2^26 FMAs), never fewer than 64 or than C has. */
