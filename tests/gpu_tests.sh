@@ -7,6 +7,8 @@
 #   - every launch path taken (contract_NN paths): for the rungs with several (13, 14), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
+# GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
+# synccheck"; empty: none, e.g. to see a broken copy of a rung fail quickly).
 # Exits 77 (a visible skip) only when nvidia-smi lists no GPU.  When it lists one, exit 77
 # from a binary is a skip only for a GPU below the rung's compute capability (its message
 # says "needs compute capability", harness/gpu_startup.h); a binary that finds no CUDA
@@ -68,7 +70,7 @@ one_rung() {
   else
     echo "ok   $name check matrix: $(grep 'check matrix' "$logdir/$name.check.log")"
   fi
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${GPU_TEST_SANITIZERS-memcheck racecheck synccheck}; do
     "$sanitizer" --tool "$tool" --error-exitcode 99 \
       "$bin" --no-check --no-time --quiet $shapes >"$logdir/$name.$tool.log" 2>&1
     status=$?
