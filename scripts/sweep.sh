@@ -15,9 +15,10 @@
 # 256..8192 step 256 took 491 s on an H200, so the per-kernel budget is 0.35 s and the
 # power run 0.1 s.  At those, a rung costs ~52 s for 32 sizes on an H100, and 13 rungs
 # took over 10 minutes; so only the two highest-numbered rungs of the run get every 256
-# (256..8192), the rungs below them 256, 512 and 1024..8192 step 1024 (10 sizes: every point
-# also runs the exact check and the FP64 reference, ~1 s of host work at 8192), and the slow
-# rungs 0.25 s (01: up to 4096).  Points whose replays the budget cut below the rule are listed
+# (256..8192). Every point also runs the exact check and the FP64 reference (~2 s of host work
+# at 8192): 14 rungs, the 12 lower ones at 10 sizes, took 9m10s on an H100 (2026-11-25), so
+# the rungs below the top two get 256, 512, 1024, 2048, 4096 and 8192 (the powers of two of
+# the README table), and the slow rungs 0.25 s (01: up to 4096).  Points whose replays the budget cut below the rule are listed
 # at the end (the CSV's cut_short column).
 #
 # Then the shape set (SHAPES, default shapes/default.txt: LLM layers, skinny, shallow, deep,
@@ -150,9 +151,9 @@ plan_sizes() {
         esac
     else
         case $n in
-        1) echo "256,512,$(seq -s, 1024 1024 4096)" ;;
-        2) echo "256,512,$(seq -s, 1024 1024 8192)" ;;
-        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,512,$(seq -s, 1024 1024 8192)"; fi ;;
+        1) echo "256,512,1024,2048,4096" ;;
+        2) echo "256,512,1024,2048,4096,8192" ;;
+        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,512,1024,2048,4096,8192"; fi ;;
         esac
     fi
 }
@@ -173,14 +174,16 @@ plan_budget() {
 # The cost model behind the time estimates (seconds, rough, fitted to an H100 sweep):
 # each kernel runs min(budget, its natural replays) plus one estimate replay,
 # cuBLAS near 51 TFLOP/s, slow rungs assumed 0.05x of it, fast ones 0.3x at worst;
-# plus the power run of each (awk variable power), 0.1 s and host work per point
-# (1e-8 s per float of A, B and C) and 1.5 s per process.
+# plus the power run of each (awk variable power), 0.5 s and host work per point
+# (2.5e-8 s per float of A, B and C: filling, the exact check, the FP64 reference) and 1.5 s
+# per process. Refitted to the 14-rung sweep of 2026-11-25 on an H100 (modelled 534 s, took
+# 550 s).
 readonly COST_AWK='
 function cost(m, n, k, budget, slow,   tc, tr, reps, run) {
     tc = 2 * m * n * k / 51e12; tr = tc / (slow ? 0.05 : 0.3)
     reps = int(800000 / ((m + n + k) / 3)); if (reps < 10) reps = 10
     run = (reps * tr < budget ? reps * tr : budget) + tr + (reps * tc < budget ? reps * tc : budget) + tc
-    return run + 2 * power + 0.1 + 1e-8 * (m * k + k * n + m * n)
+    return run + 2 * power + 0.5 + 2.5e-8 * (m * k + k * n + m * n)
 }'
 
 # write_plan FILE: one line per rung: "step slug budget weight0 weight1 ..." where

@@ -128,7 +128,7 @@ test_sweep() {
 
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
     check_exit "sweep: default plan" 0 "$rc"
-    check_contains "sweep: default plan has 6 + 10 + 32 points" "$out" "48 points"
+    check_contains "sweep: default plan has 5 + 6 + 32 points" "$out" "43 points"
     check "sweep: every rung has 4096" test "$(awk -F, '$5 == 4096' "$csv" | wc -l)" == 3
     check "sweep: rung 01 stops at 4096" test "$(awk -F, '$3 == 1 { m = $5 } END { print m }' "$csv")" == 4096
     check "sweep: rung 03 reaches 8192" test "$(awk -F, '$3 == 3 { m = $5 } END { print m }' "$csv")" == 8192
@@ -187,15 +187,15 @@ test_sweep_progress() {
 }
 
 # The default plan on a longer ladder: the two highest-numbered rungs every 256 up to
-# 8192, the fast rungs below them every 1024 (and 256, 512).
+# 8192, the fast rungs below them at the powers of two from 256.
 test_sweep_plan() {
     local out rc csv=$T/results/$GPU_SLUG/bench.csv n
     mkdir -p "$T/ladder5/bin"
     for n in 01 02 03 04 05; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none "$ROOT/scripts/sweep.sh"
     check_exit "plan: five rungs" 0 "$rc"
-    check_contains "plan: 6 + 10 + 10 + 32 + 32 points" "$out" "90 points"
-    check "plan: rung 03 every 1024" test "$(rows_of "$csv" 3)" == 10
+    check_contains "plan: 5 + 6 + 6 + 32 + 32 points" "$out" "81 points"
+    check "plan: rung 03 at the powers of two" test "$(rows_of "$csv" 3)" == 6
     check "plan: rung 03 keeps 256" test "$(awk -F, '$3 == 3 && $5 == 256' "$csv" | wc -l)" == 1
     check "plan: rung 03 has no 768" test "$(awk -F, '$3 == 3 && $5 == 768' "$csv" | wc -l)" == 0
     check "plan: rung 04 every 256" test "$(rows_of "$csv" 4)" == 32
