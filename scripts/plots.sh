@@ -12,6 +12,8 @@
 #   last_vs_cublas  the last rung's ratio to cuBLAS against size
 #   clock_power     SM clock and board power against size for the last rung and
 #                   cuBLAS, and GFLOP/s per watt
+#   precision       the largest error against FP64 (in u = 2^-24 of |A||B|) against size,
+#                   for the last rung, cuBLAS and a sequential float loop (sampled)
 #   shapes          when a shapes.csv lies beside the CSV (make all-bench's shape set): the
 #                   last rung's ratio to cuBLAS on each shape, as bars, other rungs in it as
 #                   points; labelled M×N×K, with the leading dimensions from the shape set
@@ -33,7 +35,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 readonly PLOT_DIR=$ROOT/plots
 readonly PLOT_W=1280 PLOT_H=800
-readonly PLOTS="gflops ladder last_vs_cublas clock_power"
+readonly PLOTS="gflops ladder last_vs_cublas clock_power precision"
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
 # shellcheck source=lib/gnuplot.sh
@@ -61,8 +63,9 @@ prepare_data() {
                 split(row[order[i]], f, ",")
                 gpw = (t(f[23]) == "NaN" || f[23] + 0 <= 0) ? "NaN" : f[14] / f[23]
                 cgpw = (t(f[27]) == "NaN" || f[27] + 0 <= 0) ? "NaN" : f[17] / f[27]
-                # step size gflops cublas_gflops ratio cut sm power csm cpower gpw cgpw slug
-                print f[3], f[5], f[14], f[17], f[18], f[9], t(f[21]), t(f[23]), t(f[26]), t(f[27]), gpw, cgpw, f[4]
+                # step size gflops cublas_gflops ratio cut sm power csm cpower gpw cgpw slug,
+                # then the largest errors against FP64 in u: the rung, cuBLAS, the sequential loop
+                print f[3], f[5], f[14], f[17], f[18], f[9], t(f[21]), t(f[23]), t(f[26]), t(f[27]), gpw, cgpw, f[4], t(f[30]), t(f[32]), t(f[34])
             }
         }' "$csv" | sort -k1,1n -k2,2n >"$dir/points.txt"
     [[ -s $dir/points.txt ]] || die "$csv: no square (M = N = K) points to plot"
@@ -87,7 +90,7 @@ prepare_data() {
                 if (f[2] == ls)
                     printf "%d \"%02d %s\" %s %d\n", f[1], f[1], f[13], f[5], f[6] > (dir "/ladder.dat")
                 if (f[1] == last) {
-                    print f[2], f[5], f[3], f[4], f[7], f[8], f[9], f[10], f[11], f[12] > (dir "/last.dat")
+                    print f[2], f[5], f[3], f[4], f[7], f[8], f[9], f[10], f[11], f[12], f[14], f[15], f[16] > (dir "/last.dat")
                     for (c = 7; c <= 10; c++) if (f[c] != "NaN") seen[c] = 1
                     if (f[7] != "NaN") { clk_lo = (clk_lo == "" || f[7] < clk_lo) ? f[7] : clk_lo; clk_hi = (f[7] > clk_hi) ? f[7] : clk_hi }
                     if (f[9] != "NaN") { clk_lo = (clk_lo == "" || f[9] < clk_lo) ? f[9] : clk_lo; clk_hi = (f[9] > clk_hi) ? f[9] : clk_hi }

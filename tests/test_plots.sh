@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 readonly FIXTURE=$ROOT/tests/fixtures/bench.csv
 readonly SHAPES_FIXTURE=$ROOT/tests/fixtures/shapes.csv # with shapes.txt, the set it labels
-readonly PLOTS="gflops ladder last_vs_cublas clock_power shapes"
+readonly PLOTS="gflops ladder last_vs_cublas clock_power precision shapes"
 readonly WANT_W=1280 WANT_H=800 # scripts/plots.sh PLOT_W, PLOT_H
 # shellcheck source=tests/lib/assert.sh
 source "$ROOT/tests/lib/assert.sh"
@@ -87,6 +87,9 @@ test_plots_render() {
     check_file_contains "last_vs_cublas.svg names the last rung" "$out/last_vs_cublas.svg" "11 warptile_db"
     check_file_contains "clock_power.svg plots the SM clock" "$out/clock_power.svg" "rung: SM clock"
     check_file_contains "clock_power.svg plots GFLOP/s per watt" "$out/clock_power.svg" "GFLOP/s per watt"
+    check_file_contains "precision.svg has the rung's errors" "$out/precision.svg" "rung 11 warptile_db"
+    check_file_contains "precision.svg has cuBLAS's" "$out/precision.svg" "cuBLAS SGEMM"
+    check_file_contains "precision.svg has the loop's" "$out/precision.svg" "sequential loop (1024 samples)"
     check_file_contains "shapes.svg: bars of the last rung" "$out/shapes.svg" "rung 11 cp_async"
     check_file_contains "shapes.svg: the other rung as points" "$out/shapes.svg" "10 texld"
     check_file_contains "shapes.svg: a shape label" "$out/shapes.svg" "2048×11008×4096"
