@@ -50,8 +50,10 @@ one_rung() {
   # Rungs 13-14 only (the early rungs would take minutes under the sanitizers): 232 tiles of
   # 128x256, all shared out by stream-K on 132 SMs.
   case "$name" in step1[34]*) shapes="$shapes --mnk 14848,512,1024" ;; esac
+  local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
   status=$?
+  times="check $((SECONDS - t0)) s"
   if [ "$status" -eq 77 ]; then
     if below_cc "$logdir/$name.check.log"; then
       echo "skip $name: $(tail -n 1 "$logdir/$name.check.log")"
@@ -71,9 +73,11 @@ one_rung() {
     echo "ok   $name check matrix: $(grep 'check matrix' "$logdir/$name.check.log")"
   fi
   for tool in ${GPU_TEST_SANITIZERS-memcheck racecheck synccheck}; do
+    t0=$SECONDS
     "$sanitizer" --tool "$tool" --error-exitcode 99 \
       "$bin" --no-check --no-time --quiet $shapes >"$logdir/$name.$tool.log" 2>&1
     status=$?
+    times="$times, $tool $((SECONDS - t0)) s"
     if [ "$status" -ne 0 ]; then
       echo "FAIL $name $tool (exit $status):"
       grep -E '=========|FAIL' "$logdir/$name.$tool.log" | head -n 20 | sed 's/^/    /'
@@ -82,7 +86,10 @@ one_rung() {
       echo "ok   $name $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logdir/$name.$tool.log" | head -n 1)"
     fi
   done
+  t0=$SECONDS
   contract_tests "$name" || bad=1
+  # where the suite's time goes (it must fit the GPU machine's call limit)
+  echo "time $name: $times, contract $((SECONDS - t0)) s"
   return "$bad"
 }
 

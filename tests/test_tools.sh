@@ -366,6 +366,7 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_contains "gpu_tests: its contract ran" "$out" "ok   step01 contract capture: 256x256x4096 1000x1000x999"
     check_contains "gpu_tests: and its paths" "$out" "ok   step01 contract paths: whole-large@16896x256x128 stream-k@18048x256x128"
     check_contains "gpu_tests: the summary counts it" "$out" "GPU tests: 2 binaries, 1 ran, 0 with failures"
+    check_contains "gpu_tests: says where the time went" "$out" "time step01: check "
 
     run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
     check_exit "gpu_tests: every rung skipped is no pass" 1 "$rc"
