@@ -33,7 +33,10 @@
  *   blocks, so every SM has work; the large-tile split keeps the 128x256 tile's speed where K
  *   is long; stream-K trades a little per-tile speed (a second K-loop entry, a partial sum
  *   through L2) for a last round that ends together. Accuracy: a split sum adds s partial sums
- *   of K/s terms each, so the rounding error of a long K shrinks with the slices.
+ *   of K/s terms each, so the rounding error of a long K shrinks with the slices. Measured
+ *   against FP64 (H100, results/nvidia-h100-80gb-hbm3/bench.csv): at 256^3 (split-K) an rms
+ *   error of 1.2e-7 where rung 12, one sum over K, has 2.9e-7; at 1280^3 4.5e-7 where a
+ *   sequential loop has 7.1e-7.
  *
  * The cost models (host code): rounds of whole tiles of each shape and stream-K's shared
  * round, in hundredths of a 128x256 tile (choose_plan()); blocks on the busiest SM times their
