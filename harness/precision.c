@@ -6,9 +6,10 @@
 #include <stdint.h>
 
 /* Adds one element: its error relative to |A||B| and its share of the Frobenius norms. */
-static void accumulate(double got, int got_nan, double want, double abs_ab, double *max_u,
-                       double *sum_d2, double *sum_w2)
+static int accumulate(double got, int got_nan, double want, double abs_ab, double *max_u,
+                      double *sum_d2, double *sum_w2)
 {
+    const double before = *max_u;
     const double d = got_nan ? INFINITY : fabs(got - want);
     double rel;
     if (d == 0.0)
@@ -21,6 +22,7 @@ static void accumulate(double got, int got_nan, double want, double abs_ab, doub
         *max_u = isnan(rel) ? INFINITY : rel;
     *sum_d2 += d * d;
     *sum_w2 += want * want;
+    return *max_u > before; /* a new worst element */
 }
 
 static double rms_of(double sum_d2, double sum_w2)
@@ -32,11 +34,15 @@ void precision_measure(int m, int n, const float *c, int ldc, const double *c64,
                        const double *abs_ab, struct precision *out)
 {
     double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
+    out->worst_i = out->worst_j = -1;
     for (int i = 0; i < m; i++) {
         for (int j = 0; j < n; j++) {
             const float got = c[(size_t)i * ldc + j];
             const size_t e = (size_t)i * n + j;
-            accumulate(got, isnan(got), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
+            if (accumulate(got, isnan(got), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2)) {
+                out->worst_i = i;
+                out->worst_j = j;
+            }
         }
     }
     out->max_u = max_u;
@@ -56,21 +62,33 @@ int precision_samples(int m, int n, int k)
     return (int)s;
 }
 
-/* Sample t of `samples`: rows evenly from the first to the last; columns stepped by a prime so
- * that the samples cover every column band too, the last column with the last sample. */
-static void sample_at(int t, int samples, int m, int n, int *i, int *j)
+/* Sample t of `samples` (+ 1 extra): evenly spread over C in row-major order, the first and the
+ * last element included, no element twice (samples <= m x n); t == samples is the extra one. */
+static void sample_at(int t, int samples, int m, int n, int extra_i, int extra_j, int *i, int *j)
 {
-    *i = samples > 1 ? (int)((long long)t * (m - 1) / (samples - 1)) : 0;
-    *j = (t == samples - 1) ? n - 1 : (int)(((long long)t * 7919) % n);
+    if (t == samples) {
+        *i = extra_i;
+        *j = extra_j;
+        return;
+    }
+    const long long cells = (long long)m * n;
+    const long long e = samples > 1 ? (long long)t * (cells - 1) / (samples - 1) : 0;
+    *i = (int)(e / n);
+    *j = (int)(e % n);
 }
 
+/* How many elements a sampled pass visits: the spread ones and, when given, the extra one. */
+static int visits(int samples, int extra_i) { return samples + (extra_i >= 0 ? 1 : 0); }
+
 void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
-                       const double *abs_ab, int samples, struct precision *out)
+                       const double *abs_ab, int samples, int extra_i, int extra_j,
+                       struct precision *out)
 {
     double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
-    for (int t = 0; t < samples; t++) {
+    out->worst_i = out->worst_j = -1;
+    for (int t = 0; t < visits(samples, extra_i); t++) {
         int i, j;
-        sample_at(t, samples, m, n, &i, &j);
+        sample_at(t, samples, m, n, extra_i, extra_j, &i, &j);
         const float got = c[(size_t)i * ldc + j];
         const size_t e = (size_t)i * n + j;
         accumulate(got, isnan(got), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
@@ -80,13 +98,14 @@ void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
 }
 
 void precision_sequential(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
-                          const double *c64, const double *abs_ab, int samples,
-                          struct precision *out)
+                          const double *c64, const double *abs_ab, int samples, int extra_i,
+                          int extra_j, struct precision *out)
 {
     double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
-    for (int t = 0; t < samples; t++) {
+    out->worst_i = out->worst_j = -1;
+    for (int t = 0; t < visits(samples, extra_i); t++) {
         int i, j;
-        sample_at(t, samples, m, n, &i, &j);
+        sample_at(t, samples, m, n, extra_i, extra_j, &i, &j);
         float acc = 0.0f;
         for (int p = 0; p < k; p++)
             acc = fmaf(a[(size_t)i * lda + p], b[(size_t)p * ldb + j], acc);
@@ -106,6 +125,8 @@ static int within(double rung, double rung_sampled, double cublas, double seq, d
 int precision_gate(const struct precision *rung, const struct precision *rung_sampled,
                    const struct precision *cublas, const struct precision *seq)
 {
+    if (!isfinite(rung->max_u) || !isfinite(rung->rms) || !isfinite(rung_sampled->max_u))
+        return 0;
     /* The rms over a sample estimates the rms over C: that figure compares across the sets. */
     const double worse_rms = fmax(cublas->rms, seq->rms);
     return within(rung->max_u, rung_sampled->max_u, cublas->max_u, seq->max_u, 2.0) &&

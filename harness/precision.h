@@ -15,6 +15,7 @@
  */
 struct precision {
     double max_u, rms;
+    int worst_i, worst_j; /* where max_u is (precision_measure; -1 when no element errs) */
 };
 
 /* c (ldc) against c64 and abs_ab (both m x n, tightly packed). */
@@ -23,18 +24,21 @@ void precision_measure(int m, int n, const float *c, int ldc, const double *c64,
 
 /*
  * The same figures for a plain sequential float loop, acc = fmaf(A[i][k], B[k][j], acc) for
- * k = 0..K-1, on `samples` elements spread over C (every row band and column band, the last
- * row and column included): the error of the simplest correct SGEMM, at a cost of samples x K
- * FMAs on the host.  alpha = 1, beta = 0.
+ * k = 0..K-1, on `samples` elements spread evenly over C in row-major order (the first and the
+ * last included), plus the element (extra_i, extra_j) when extra_i >= 0: the rung's worst, so
+ * that an error confined to a few elements is always among the compared ones. The error of
+ * the simplest correct SGEMM, at a cost of (samples + 1) x K FMAs on the host. alpha 1, beta 0.
  */
 void precision_sequential(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
-                          const double *c64, const double *abs_ab, int samples,
-                          struct precision *out);
+                          const double *c64, const double *abs_ab, int samples, int extra_i,
+                          int extra_j, struct precision *out);
 
-/* The same figures for c on the elements precision_sequential samples (the same `samples`): the
- * rung measured where the loop was, so that the two compare like with like. */
+/* The same figures for c on the elements precision_sequential samples (the same `samples` and
+ * extra element): the rung measured where the loop was, so that the two compare like with
+ * like. */
 void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
-                       const double *abs_ab, int samples, struct precision *out);
+                       const double *abs_ab, int samples, int extra_i, int extra_j,
+                       struct precision *out);
 
 /* How many elements precision_sequential samples for a K: 1024, fewer when K is so long that
  * 1024 x K would pass 2^26 FMAs, never fewer than 64 (nor more than m x n). */
@@ -48,6 +52,8 @@ int precision_samples(int m, int n, int k);
  * below the largest of millions); the rms over the samples estimates the loop's rms over C:
  *   max_u:  rung <= 2 cublas + 2   or   rung_sampled <= 2 seq + 2
  *   rms:    rung <= 2 max(cublas, seq) + 2u
+ * The samples include the rung's worst element, so its largest error is always compared with
+ * the loop's at the same place. A rung figure that is not finite (a NaN or Inf in C) fails.
  * Returns 1 when both pass.
  */
 int precision_gate(const struct precision *rung, const struct precision *rung_sampled,

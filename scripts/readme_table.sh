@@ -59,6 +59,8 @@ link_path() {
 table() {
     local csv=$1 size=$2 caption=$3
     awk -F, -v want="$size" -v caption="$caption" '
+        # an error figure: as a number, or as written when it is not one (inf)
+        function fig(x, fmt) { return (x ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) ? sprintf(fmt, x) : x }
         function commas(x,   s, out) {
             s = sprintf("%.0f", x); out = ""
             while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
@@ -85,7 +87,7 @@ table() {
                 if (f[9] == 1) any_cut = 1
                 ok = (f[20] == "PASS" && f[29] == "PASS" && f[36] == "PASS")
                 if (!ok) any_fail = 1
-                printf "| %02d | %s%s | %s%s | %.3f | %.2f | %.1e |\n", f[3], f[4], (ok ? "" : " (FAIL)"), commas(f[14]), cut, f[18], f[30], f[31]
+                printf "| %02d | %s%s | %s%s | %.3f | %s | %s |\n", f[3], f[4], (ok ? "" : " (FAIL)"), commas(f[14]), cut, f[18], fig(f[30], "%.2f"), fig(f[31], "%.1e")
                 cb += f[17]; cbu += f[32]; cbr += f[33]; ncb++
             }
             if (ncb) printf "| | cuBLAS | %s | 1.000 | %.2f | %.1e |\n", commas(cb / ncb), cbu / ncb, cbr / ncb

@@ -13,6 +13,9 @@
 #include "../harness/fill.h"
 #include "../harness/precision.h"
 
+/* A figure pair without a worst element. */
+#define P(x, r) ((struct precision){.max_u = (x), .rms = (r), .worst_i = -1, .worst_j = -1})
+
 #define M 19
 #define N 23
 #define K 4096
@@ -71,10 +74,10 @@ static void sampled_loop_matches_the_full_loop(void **state)
     struct problem *p = make_problem(12);
     struct precision full, sampled;
     precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &full);
-    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, M * N, &sampled);
-    assert_true(sampled.max_u <= full.max_u);
-    assert_true(sampled.max_u > 0.0);
-    assert_true(sampled.rms > 0.0);
+    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, M * N, -1, -1, &sampled);
+    /* every element once: the same figures as the full pass */
+    assert_true(sampled.max_u == full.max_u);
+    assert_true(fabs(sampled.rms - full.rms) <= 1e-12 * full.rms);
     free(p);
 }
 
@@ -88,16 +91,25 @@ static void dropped_terms_fail_the_gate(void **state)
     memcpy(bad, p->fwd, sizeof p->fwd);
     for (int k = K - 8; k < K; k++)
         bad[5 * N + 7] -= p->a[5 * K + k] * p->b[k * N + 7];
-    struct precision ok, wrong, seq;
+    struct precision ok, wrong;
     precision_measure(M, N, p->fwd, N, p->c64, p->abs_ab, &ok);
     precision_measure(M, N, bad, N, p->c64, p->abs_ab, &wrong);
-    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, &seq);
-    struct precision ok_sampled, wrong_sampled;
-    precision_sampled(M, N, p->fwd, N, p->c64, p->abs_ab, 64, &ok_sampled);
-    precision_sampled(M, N, bad, N, p->c64, p->abs_ab, 64, &wrong_sampled);
     assert_true(wrong.max_u > 100.0);
+    assert_int_equal(wrong.worst_i, 5);
+    assert_int_equal(wrong.worst_j, 7);
+    /* the gate as the harness runs it: the loop and the rung on the samples plus the worst */
+    struct precision seq, seq_w, ok_sampled, wrong_sampled;
+    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, ok.worst_i,
+                         ok.worst_j, &seq);
+    precision_sampled(M, N, p->fwd, N, p->c64, p->abs_ab, 64, ok.worst_i, ok.worst_j,
+                      &ok_sampled);
     assert_true(precision_gate(&ok, &ok_sampled, &ok, &seq));
-    assert_false(precision_gate(&wrong, &wrong_sampled, &ok, &seq));
+    precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, wrong.worst_i,
+                         wrong.worst_j, &seq_w);
+    precision_sampled(M, N, bad, N, p->c64, p->abs_ab, 64, wrong.worst_i, wrong.worst_j,
+                      &wrong_sampled);
+    assert_true(wrong_sampled.max_u == wrong.max_u); /* the bad element was compared */
+    assert_false(precision_gate(&wrong, &wrong_sampled, &ok, &seq_w));
     free(bad);
     free(p);
 }
@@ -107,21 +119,21 @@ static void dropped_terms_fail_the_gate(void **state)
 static void gate_is_twice_the_worse_plus_two_u(void **state)
 {
     (void)state;
-    const struct precision cublas = {4.0, 1e-6}, seq = {6.0, 2e-6};
-    const struct precision at_limit = {14.0, 4e-6 + 2 * PRECISION_U};
-    const struct precision over_max = {14.01, 1e-6}, over_rms = {1.0, 4.2e-6};
+    const struct precision cublas = P(4.0, 1e-6), seq = P(6.0, 2e-6);
+    const struct precision at_limit = P(14.0, 4e-6 + 2 * PRECISION_U);
+    const struct precision over_max = P(14.01, 1e-6), over_rms = P(1.0, 4.2e-6);
     assert_true(precision_gate(&at_limit, &at_limit, &cublas, &seq));
     assert_false(precision_gate(&over_max, &over_max, &cublas, &seq));
     assert_false(precision_gate(&over_rms, &over_rms, &cublas, &seq));
     /* within twice cuBLAS over C, though the samples are far off the loop: passes */
-    const struct precision all = {7.9, 1e-6}, far = {20.0, 1e-6};
+    const struct precision all = P(7.9, 1e-6), far = P(20.0, 1e-6);
     assert_true(precision_gate(&all, &far, &cublas, &seq));
     /* over twice cuBLAS over C, but the samples are within twice the loop: passes */
-    const struct precision big = {20.0, 3e-6}, near = {13.0, 3e-6};
+    const struct precision big = P(20.0, 3e-6), near = P(13.0, 3e-6);
     assert_true(precision_gate(&big, &near, &cublas, &seq));
     assert_false(precision_gate(&big, &far, &cublas, &seq));
     /* exact references (0 error) still allow 2 u of rounding */
-    const struct precision zero = {0.0, 0.0}, small = {1.5, 1e-7};
+    const struct precision zero = P(0.0, 0.0), small = P(1.5, 1e-7);
     assert_true(precision_gate(&small, &small, &zero, &zero));
 }
 
@@ -140,9 +152,49 @@ static void nan_and_error_on_zero_magnitude_are_infinite(void **state)
     const float c3[2] = {1.0f, 0.0f};
     precision_measure(1, 2, c3, 2, c64, abs_ab, &e);
     assert_true(e.max_u == 0.0 && e.rms == 0.0);
-    const struct precision ref = {3.0, 1e-7};
+    const struct precision ref = {3.0, 1e-7, -1, -1};
     precision_measure(1, 2, c, 2, c64, abs_ab, &e);
     assert_false(precision_gate(&e, &e, &ref, &ref));
+    /* a NaN in C fails even when cuBLAS's figures are infinite too */
+    const struct precision inf = {INFINITY, INFINITY, 0, 0};
+    assert_false(precision_gate(&e, &e, &inf, &inf));
+}
+
+/* The spread samples stay in range and include the first and the last element, for shapes
+ * that defeat a fixed column stride (n a multiple of 7919) and for one-row and one-column C;
+ * all of them when there are no more elements than samples (the rms over all is then exact). */
+static void samples_reach_both_ends(void **state)
+{
+    (void)state;
+    static const int shapes[][2] = {{1, 1}, {2, 64}, {7919, 7919}, {3, 15838}, {4096, 4096},
+                                    {65536, 3}, {1, 65536}, {30, 30}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int m = shapes[s][0], n = shapes[s][1];
+        const size_t cells = (size_t)m * n;
+        const int samples = cells < 1024 ? (int)cells : 1024;
+        float *c = calloc(cells, sizeof(float));
+        double *c64 = calloc(cells, sizeof(double)), *abs_ab = malloc(cells * sizeof(double));
+        assert_true(c && c64 && abs_ab);
+        for (size_t e = 0; e < cells; e++)
+            abs_ab[e] = 1.0;
+        struct precision got;
+        c[0] = 1.0f;
+        precision_sampled(m, n, c, n, c64, abs_ab, samples, -1, -1, &got);
+        assert_true(got.max_u > 0.0);
+        c[0] = 0.0f;
+        c[cells - 1] = 1.0f;
+        precision_sampled(m, n, c, n, c64, abs_ab, samples, -1, -1, &got);
+        assert_true(got.max_u > 0.0);
+        if ((size_t)samples == cells) { /* every element, each once: sum of squares exact */
+            for (size_t e = 0; e < cells; e++)
+                c[e] = 1.0f;
+            precision_sampled(m, n, c, n, c64, abs_ab, samples, -1, -1, &got);
+            assert_true(fabs(got.rms * got.rms - (double)cells) < 1e-6 * (double)cells);
+        }
+        free(c);
+        free(c64);
+        free(abs_ab);
+    }
 }
 
 /* 1024 samples, fewer for a long K (at most 2^26 FMAs), never fewer than 64 or than C has. */
@@ -165,6 +217,7 @@ int main(void)
         cmocka_unit_test(gate_is_twice_the_worse_plus_two_u),
         cmocka_unit_test(nan_and_error_on_zero_magnitude_are_infinite),
         cmocka_unit_test(samples_bound_the_host_work),
+        cmocka_unit_test(samples_reach_both_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,9 @@ static struct point_result sample_point(void)
     p.rel_err = 1.5e-7;
     p.pass = 1;
     p.exact_pass = 1;
-    p.err = (struct precision){3.25, 1.2e-7};
-    p.cublas_err = (struct precision){2.5, 1.1e-7};
-    p.seq_err = (struct precision){4.0, 1.5e-7};
+    p.err = (struct precision){.max_u = 3.25, .rms = 1.2e-7};
+    p.cublas_err = (struct precision){.max_u = 2.5, .rms = 1.1e-7};
+    p.seq_err = (struct precision){.max_u = 4.0, .rms = 1.5e-7};
     p.precision_pass = 1;
     return p;
 }
