@@ -160,7 +160,11 @@ $(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(CC_FLAGS_STAMP) | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	@scripts/logged.sh $(BUILD)/tests/test_$*.log $(CC) $(ALL_CFLAGS) $(TEST_DEFS_$*) $(CMOCKA_CFLAGS) -o $@ $< \
-	    $(PURE_OBJS) $(CMOCKA_LIBS) $(TEST_LIBS)
+	    $(PURE_OBJS) $(TEST_OBJS_$*) $(CMOCKA_LIBS) $(TEST_LIBS)
+
+# The trace test calls sgemm_trace() of the rungs' shared helpers (host code; no GPU needed).
+TEST_OBJS_trace := $(BUILD)/common/sgemm_common.o -lstdc++
+$(BUILD)/tests/test_trace: $(BUILD)/common/sgemm_common.o
 
 # The check-matrix test reads the case count README.md states.
 TEST_DEFS_check_cases := -DREADME_MD='"$(CURDIR)/README.md"'
