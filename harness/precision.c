@@ -80,16 +80,35 @@ static void sample_at(int t, int samples, int m, int n, int extra_i, int extra_j
 /* How many elements a sampled pass visits: the spread ones and, when given, the extra one. */
 static int visits(int samples, int extra_i) { return samples + (extra_i >= 0 ? 1 : 0); }
 
-void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
-                       const double *abs_ab, int samples, int extra_i, int extra_j,
-                       struct precision *out)
+/* The operands of a sampled pass: C's element as computed (c), or, with c NULL, the element a
+ * sequential float loop over A and B computes. */
+struct sample_source {
+    const float *c;
+    int ldc;
+    const float *a, *b;
+    int k, lda, ldb;
+};
+
+static float sample_value(const struct sample_source *src, int i, int j)
+{
+    if (src->c != NULL)
+        return src->c[(size_t)i * src->ldc + j];
+    float acc = 0.0f;
+    for (int p = 0; p < src->k; p++)
+        acc = fmaf(src->a[(size_t)i * src->lda + p], src->b[(size_t)p * src->ldb + j], acc);
+    return acc;
+}
+
+static void sampled_figures(const struct sample_source *src, int m, int n, const double *c64,
+                            const double *abs_ab, int samples, int extra_i, int extra_j,
+                            struct precision *out)
 {
     double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
     out->worst_i = out->worst_j = -1;
     for (int t = 0; t < visits(samples, extra_i); t++) {
         int i, j;
         sample_at(t, samples, m, n, extra_i, extra_j, &i, &j);
-        const float got = c[(size_t)i * ldc + j];
+        const float got = sample_value(src, i, j);
         const size_t e = (size_t)i * n + j;
         accumulate(got, isnan(got), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
     }
@@ -97,23 +116,20 @@ void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
     out->rms = rms_of(sum_d2, sum_w2);
 }
 
+void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
+                       const double *abs_ab, int samples, int extra_i, int extra_j,
+                       struct precision *out)
+{
+    const struct sample_source src = {c, ldc, NULL, NULL, 0, 0, 0};
+    sampled_figures(&src, m, n, c64, abs_ab, samples, extra_i, extra_j, out);
+}
+
 void precision_sequential(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
                           const double *c64, const double *abs_ab, int samples, int extra_i,
                           int extra_j, struct precision *out)
 {
-    double max_u = 0.0, sum_d2 = 0.0, sum_w2 = 0.0;
-    out->worst_i = out->worst_j = -1;
-    for (int t = 0; t < visits(samples, extra_i); t++) {
-        int i, j;
-        sample_at(t, samples, m, n, extra_i, extra_j, &i, &j);
-        float acc = 0.0f;
-        for (int p = 0; p < k; p++)
-            acc = fmaf(a[(size_t)i * lda + p], b[(size_t)p * ldb + j], acc);
-        const size_t e = (size_t)i * n + j;
-        accumulate(acc, isnan(acc), c64[e], abs_ab[e], &max_u, &sum_d2, &sum_w2);
-    }
-    out->max_u = max_u;
-    out->rms = rms_of(sum_d2, sum_w2);
+    const struct sample_source src = {NULL, 0, a, b, k, lda, ldb};
+    sampled_figures(&src, m, n, c64, abs_ab, samples, extra_i, extra_j, out);
 }
 
 /* The max: within twice cuBLAS's plus `slack` over C, or twice the loop's on the samples. */

@@ -342,12 +342,16 @@ echo "========= ERROR SUMMARY: 0 errors"
     gpu_env() {
         env GPU_TEST_LOGS="$g/logs" GPU_CONTRACT_DIR="$g/contract" GPU_TEST_JOBS=2 "$@"
     }
+    # the same with the stand-in nvidia-smi that lists a GPU first on PATH
+    with_gpu() {
+        gpu_env PATH="$T/gpu:$g/tools:$PATH" "$@"
+    }
 
     run_capture out rc gpu_env PATH="$T/nogpu:$g/tools:$PATH" "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: nvidia-smi lists no GPU: a visible skip" 77 "$rc"
     check_contains "gpu_tests: says why it skips" "$out" "SKIP: no GPU here"
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
+    run_capture out rc with_gpu FAKE_GPU=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
     check_exit "gpu_tests: a listed GPU that every rung cannot see fails" 1 "$rc"
     check_contains "gpu_tests: names the rung" "$out" "FAIL step01: no CUDA device, but nvidia-smi lists a GPU (exit 77)"
     check_contains "gpu_tests: with the rung's message" "$out" "cudaErrorNoDevice"
@@ -355,11 +359,11 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_contains "gpu_tests: no rung ran" "$out" "FAIL: nvidia-smi lists a GPU, but no rung ran"
     check_not_contains "gpu_tests: no skip" "$out" "skip step"
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=old_driver "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    run_capture out rc with_gpu FAKE_GPU=old_driver "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: a driver older than the runtime fails" 1 "$rc"
     check_contains "gpu_tests: shows the versions" "$out" "driver: CUDA 12.2, runtime: CUDA 13.0"
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU_step14=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
+    run_capture out rc with_gpu FAKE_GPU_step14=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step01" "$g/bin/step14"
     check_exit "gpu_tests: a rung below the GPU's compute capability is a skip" 0 "$rc"
     check_contains "gpu_tests: the skip says why" "$out" "skip step14: $g/bin/step14: rung 14 (fake) needs compute capability 9.0"
     check_contains "gpu_tests: the other rung ran" "$out" "ok   step01 check matrix: check matrix: 273 cases, 0 failed"
@@ -368,18 +372,18 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_contains "gpu_tests: the summary counts it" "$out" "GPU tests: 2 binaries, 1 ran, 0 with failures"
     check_contains "gpu_tests: says where the time went" "$out" "time step01: check "
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
+    run_capture out rc with_gpu FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
     check_exit "gpu_tests: every rung skipped is no pass" 1 "$rc"
     check_contains "gpu_tests: says no rung ran" "$out" "FAIL: nvidia-smi lists a GPU, but no rung ran"
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_CONTRACT=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    run_capture out rc with_gpu FAKE_CONTRACT=nodev "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: a contract test that finds no device fails" 1 "$rc"
     check_contains "gpu_tests: names it" "$out" "FAIL step01 contract capture 256x256x4096: no CUDA device, but nvidia-smi lists a GPU"
 
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_PATHS=never "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
+    run_capture out rc with_gpu FAKE_PATHS=never "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
     check_exit "gpu_tests: a launch path that never ran fails" 1 "$rc"
     check_contains "gpu_tests: names the path" "$out" "FAIL step14 contract paths (exit 1): never ran: stream-k (SMs=132;"
-    run_capture out rc gpu_env PATH="$T/gpu:$g/tools:$PATH" FAKE_PATHS=one "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    run_capture out rc with_gpu FAKE_PATHS=one "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: a rung of one path passes" 0 "$rc"
     check_contains "gpu_tests: says so" "$out" "ok   step01 contract paths: one path"
 
