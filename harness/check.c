@@ -95,7 +95,9 @@ static void describe(const struct check_case *c, int lda, int ldb, int ldc, char
 {
     snprintf(buf, len, "[%s] M=%d N=%d K=%d lda=%d ldb=%d ldc=%d offsets A+%d B+%d C+%d "
              "alpha=%g beta=%g %s", c->group, c->m, c->n, c->k, lda, ldb, ldc, c->a_off, c->b_off,
-             c->c_off, c->alpha, c->beta, c->exact ? "exact integer inputs" : "random inputs");
+             c->c_off, c->alpha, c->beta,
+             c->not_finite ? "exact integer inputs with Inf and NaN in A and B"
+                           : c->exact ? "exact integer inputs" : "random inputs");
 }
 
 /* Runs one case; returns 1 when it passed.  Prints one line on failure. */
@@ -115,6 +117,10 @@ static int run_case(const struct step *st, const struct check_case *c, cublasHan
     operand_make(&ref, m, n, ldc, c->c_off, c_sentinel());
     fill_matrix(at(&a), m, k, lda, c->exact, rng);
     fill_matrix(at(&b), k, n, ldb, c->exact, rng);
+    if (c->not_finite) {
+        plant_not_finite(at(&a), m, k, lda, 0);
+        plant_not_finite(at(&b), k, n, ldb, 1);
+    }
     fill_matrix(at(&ref), m, n, ldc, c->exact, rng); /* C0 */
     upload(&a);
     upload(&b);

@@ -163,6 +163,19 @@ int check_matrix(struct check_case *cases, int max)
             n = add(cases, n, max, c);
         }
     }
+    /* Inf and NaN in A and B (exact inputs around them): each C element must be +Inf, -Inf,
+     * NaN or finite as in cuBLAS, on one tile and on each of rung 13's paths on 132 SMs:
+     * several whole tiles, stream-K, split-K on small tiles, split-K on large tiles. */
+    static const int not_finite[][3] = {{67, 45, 33},     {1000, 1000, 999}, {2049, 2300, 300},
+                                        {200, 300, 999},  {256, 256, 16384}};
+    for (int s = 0; s < COUNT(not_finite); s++) {
+        for (int p = 0; p <= 1; p++) { /* (1, 0) and (0.5, 2) */
+            struct check_case c = product("Inf and NaN in A and B", not_finite[s][0],
+                                          not_finite[s][1], not_finite[s][2], pairs[p], 1);
+            c.not_finite = 1;
+            n = add(cases, n, max, c);
+        }
+    }
     /* Extreme shapes: gridDim.y stops at 65535, so launchers run M beyond 65535 row tiles
      * as slabs; 8,388,613 rows is past that for every tile height up to 128.  And a K of a
      * million (exact inputs stay exact: |sum| <= 4K < 2^24). */

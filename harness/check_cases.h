@@ -16,6 +16,7 @@ struct check_case {
     int a_off, b_off, c_off;     /* pointer offsets in floats (1 = 4-byte aligned only) */
     float alpha, beta;
     int exact;                   /* small-integer inputs, the result must equal cuBLAS bit for bit */
+    int not_finite;              /* exact inputs with +Inf, -Inf and NaN planted in A and B */
     int bad_lda;                 /* CASE_INVALID: lda one below the minimum */
     int null_a;                  /* CASE_INVALID: A is NULL */
 };

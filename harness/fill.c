@@ -1,6 +1,8 @@
 /* fill.c - pseudo-random matrices for checks and timing. */
 #include "fill.h"
 
+#include <math.h>
+
 void rng_seed(struct rng *r, uint64_t seed) { r->s = seed ? seed : 0x9e3779b97f4a7c15ull; }
 
 static uint64_t next(struct rng *r)
@@ -20,4 +22,19 @@ void fill_matrix(float *m, int rows, int cols, int ld, int small_ints, struct rn
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
             m[(size_t)i * ld + j] = small_ints ? rng_small_int(r) : rng_uniform(r);
+}
+
+void plant_not_finite(float *m, int rows, int cols, int ld, int which)
+{
+    if (rows < 1 || cols < 1)
+        return;
+    if (which == 0) {
+        m[0] = INFINITY;
+        m[(size_t)(rows / 2) * ld + cols / 2] = -INFINITY;
+        m[(size_t)(rows - 1) * ld + cols - 1] = NAN;
+    } else {
+        m[cols > 1 ? 1 : 0] = 0.0f;
+        m[cols / 2] = -INFINITY;
+        m[(size_t)(rows - 1) * ld] = INFINITY;
+    }
 }

@@ -175,6 +175,28 @@ static void long_k_exact_and_paths_reach_a_kernel(void **state)
     assert_false(case_reaches_kernel(&c));
 }
 
+/* Inf and NaN in A and B: exact inputs (class for class with cuBLAS), alpha != 0 (a kernel
+ * runs), on one tile and on shapes for stream-K, split-K and a long K. */
+static void not_finite_inputs_reach_every_path(void **state)
+{
+    (void)state;
+    int one_tile = 0, stream_k = 0, split_k = 0, long_k = 0, beta = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        if (!c->not_finite)
+            continue;
+        assert_true(c->exact && case_reaches_kernel(c));
+        const long long large = ((c->m + 127) / 128) * (long long)((c->n + 255) / 256);
+        const long long small = ((c->m + 63) / 64) * (long long)((c->n + 127) / 128);
+        one_tile |= large == 1 && c->k < 64;
+        stream_k |= large > 132 && large % 132 != 0;
+        split_k |= small <= 132 && c->k >= 64 && c->k < 16384;
+        long_k |= c->k >= 16384;
+        beta |= c->beta != 0.0f;
+    }
+    assert_true(one_tile && stream_k && split_k && long_k && beta);
+}
+
 static void contract_special_cases(void **state)
 {
     (void)state;
@@ -225,6 +247,7 @@ int main(void)
         cmocka_unit_test(many_tiles),
         cmocka_unit_test(few_tiles),
         cmocka_unit_test(long_k_exact_and_paths_reach_a_kernel),
+        cmocka_unit_test(not_finite_inputs_reach_every_path),
         cmocka_unit_test(contract_special_cases),
         cmocka_unit_test(readme_states_the_case_count),
     };

@@ -153,6 +153,57 @@ static void exact_mode_needs_equality(void **state)
     assert_false(r.pass);
 }
 
+/* With Inf and NaN among the inputs, exact mode asks for the same class: NaN where the
+ * reference has NaN, the same infinity, equal finite values. */
+static void exact_mode_matches_inf_and_nan_class_for_class(void **state)
+{
+    (void)state;
+    float ref[4] = {INFINITY, -INFINITY, NAN, 3.0f}, c[4];
+    struct verify_result r;
+    memcpy(c, ref, sizeof c);
+    c[2] = -NAN; /* any NaN */
+    verify_exact(1, 4, c, 4, ref, 4, &r);
+    assert_true(r.pass);
+    c[0] = -INFINITY; /* the wrong infinity */
+    verify_exact(1, 4, c, 4, ref, 4, &r);
+    assert_false(r.pass);
+    c[0] = NAN; /* NaN where the reference is infinite */
+    verify_exact(1, 4, c, 4, ref, 4, &r);
+    assert_false(r.pass);
+    c[0] = INFINITY;
+    c[2] = 0.0f; /* a number where the reference is NaN */
+    verify_exact(1, 4, c, 4, ref, 4, &r);
+    assert_false(r.pass);
+    assert_int_equal(r.first_j, 2);
+}
+
+/* The planted values make C hold +Inf, -Inf, NaN and finite elements (a plain loop here). */
+static void planted_values_give_every_class(void **state)
+{
+    (void)state;
+    enum { PM = 9, PN = 7, PK = 5 };
+    float a[PM * PK], b[PK * PN];
+    struct rng r;
+    rng_seed(&r, 7);
+    fill_matrix(a, PM, PK, PK, 1, &r);
+    fill_matrix(b, PK, PN, PN, 1, &r);
+    plant_not_finite(a, PM, PK, PK, 0);
+    plant_not_finite(b, PK, PN, PN, 1);
+    int pos_inf = 0, neg_inf = 0, nan = 0, finite = 0;
+    for (int i = 0; i < PM; i++) {
+        for (int j = 0; j < PN; j++) {
+            float s = 0.0f;
+            for (int k = 0; k < PK; k++)
+                s = fmaf(a[i * PK + k], b[k * PN + j], s);
+            pos_inf += isinf(s) && s > 0;
+            neg_inf += isinf(s) && s < 0;
+            nan += isnan(s);
+            finite += isfinite(s);
+        }
+    }
+    assert_true(pos_inf > 0 && neg_inf > 0 && nan > 0 && finite > 0);
+}
+
 static void strided_comparison_ignores_padding(void **state)
 {
     (void)state;
@@ -195,6 +246,8 @@ int main(void)
         cmocka_unit_test(beta_term_must_be_there),
         cmocka_unit_test(bound_scales_with_k_and_magnitude),
         cmocka_unit_test(exact_mode_needs_equality),
+        cmocka_unit_test(exact_mode_matches_inf_and_nan_class_for_class),
+        cmocka_unit_test(planted_values_give_every_class),
         cmocka_unit_test(strided_comparison_ignores_padding),
         cmocka_unit_test(writes_outside_the_window_are_found),
     };
