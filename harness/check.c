@@ -161,7 +161,9 @@ static int run_case(const struct step *st, const struct check_case *c, cublasHan
         CUDA_CHECK(cudaStreamSynchronize(stream));
         download(&ref, want);
         struct verify_result r;
-        if (c->exact) {
+        if (c->not_finite) {
+            verify_exact_classes(m, n, out + cc.offset, ldc, want + ref.offset, ldc, &r);
+        } else if (c->exact) {
             verify_exact(m, n, out + cc.offset, ldc, want + ref.offset, ldc, &r);
         } else {
             struct operand abs_a, abs_b;

@@ -31,7 +31,7 @@ void plant_not_finite(float *m, int rows, int cols, int ld, int which)
     if (which == 0) {
         m[0] = INFINITY;
         m[(size_t)(rows / 2) * ld + cols / 2] = -INFINITY;
-        m[(size_t)(rows - 1) * ld + cols - 1] = NAN;
+        m[(size_t)(rows / 3) * ld + cols / 3] = NAN;
     } else {
         m[cols > 1 ? 1 : 0] = 0.0f;
         m[cols / 2] = -INFINITY;

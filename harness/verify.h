@@ -32,10 +32,15 @@ void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, 
                   const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
                   int ld0, double tol, struct verify_result *r);
 
-/* Exact mode: integer inputs make every product and sum exact, so c must equal ref (with
- * Inf or NaN among the inputs: the same infinity, or a NaN where ref has a NaN). */
+/* Exact mode: integer inputs make every product and sum exact, so c must equal ref (a NaN
+ * anywhere fails). */
 void verify_exact(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                   struct verify_result *r);
+
+/* Exact mode with Inf and NaN among the inputs: the same number, the same infinity, or a NaN
+ * where ref has a NaN. */
+void verify_exact_classes(int m, int n, const float *c, int ldc, const float *ref, int ldr,
+                          struct verify_result *r);
 
 /*
  * Writes outside the matrix: buf holds `total` floats, the matrix starts at

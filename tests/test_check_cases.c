@@ -180,7 +180,7 @@ static void long_k_exact_and_paths_reach_a_kernel(void **state)
 static void not_finite_inputs_reach_every_path(void **state)
 {
     (void)state;
-    int one_tile = 0, stream_k = 0, split_k = 0, long_k = 0, beta = 0;
+    int one_tile = 0, stream_k = 0, split_k = 0, long_k = 0, beta = 0, beta0 = 0;
     for (int i = 0; i < count; i++) {
         const struct check_case *c = &cases[i];
         if (!c->not_finite)
@@ -193,8 +193,9 @@ static void not_finite_inputs_reach_every_path(void **state)
         split_k |= small <= 132 && c->k >= 64 && c->k < 16384;
         long_k |= c->k >= 16384;
         beta |= c->beta != 0.0f;
+        beta0 |= c->beta == 0.0f;
     }
-    assert_true(one_tile && stream_k && split_k && long_k && beta);
+    assert_true(one_tile && stream_k && split_k && long_k && beta && beta0);
 }
 
 static void contract_special_cases(void **state)

@@ -153,8 +153,8 @@ static void exact_mode_needs_equality(void **state)
     assert_false(r.pass);
 }
 
-/* With Inf and NaN among the inputs, exact mode asks for the same class: NaN where the
- * reference has NaN, the same infinity, equal finite values. */
+/* With Inf and NaN among the inputs, the class-for-class mode asks for NaN where the
+ * reference has NaN, the same infinity, equal finite values; plain exact mode fails any NaN. */
 static void exact_mode_matches_inf_and_nan_class_for_class(void **state)
 {
     (void)state;
@@ -162,22 +162,26 @@ static void exact_mode_matches_inf_and_nan_class_for_class(void **state)
     struct verify_result r;
     memcpy(c, ref, sizeof c);
     c[2] = -NAN; /* any NaN */
-    verify_exact(1, 4, c, 4, ref, 4, &r);
+    verify_exact_classes(1, 4, c, 4, ref, 4, &r);
     assert_true(r.pass);
     c[0] = -INFINITY; /* the wrong infinity */
-    verify_exact(1, 4, c, 4, ref, 4, &r);
+    verify_exact_classes(1, 4, c, 4, ref, 4, &r);
     assert_false(r.pass);
     c[0] = NAN; /* NaN where the reference is infinite */
-    verify_exact(1, 4, c, 4, ref, 4, &r);
+    verify_exact_classes(1, 4, c, 4, ref, 4, &r);
     assert_false(r.pass);
     c[0] = INFINITY;
     c[2] = 0.0f; /* a number where the reference is NaN */
-    verify_exact(1, 4, c, 4, ref, 4, &r);
+    verify_exact_classes(1, 4, c, 4, ref, 4, &r);
     assert_false(r.pass);
     assert_int_equal(r.first_j, 2);
+    c[2] = NAN; /* plain exact mode still fails any NaN */
+    verify_exact(1, 4, c, 4, ref, 4, &r);
+    assert_false(r.pass);
 }
 
-/* The planted values make C hold +Inf, -Inf, NaN and finite elements (a plain loop here). */
+/* The planted values make C hold +Inf, -Inf, NaN and finite elements, the same classes
+ * whichever order the sum takes (here forward with FMA, and backward with separate roundings). */
 static void planted_values_give_every_class(void **state)
 {
     (void)state;
@@ -192,9 +196,14 @@ static void planted_values_give_every_class(void **state)
     int pos_inf = 0, neg_inf = 0, nan = 0, finite = 0;
     for (int i = 0; i < PM; i++) {
         for (int j = 0; j < PN; j++) {
-            float s = 0.0f;
+            float s = 0.0f, back = 0.0f;
             for (int k = 0; k < PK; k++)
                 s = fmaf(a[i * PK + k], b[k * PN + j], s);
+            for (int k = PK - 1; k >= 0; k--) {
+                const volatile float p = a[i * PK + k] * b[k * PN + j];
+                back = back + p;
+            }
+            assert_true((isnan(s) && isnan(back)) || s == back);
             pos_inf += isinf(s) && s > 0;
             neg_inf += isinf(s) && s < 0;
             nan += isnan(s);
