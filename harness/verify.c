@@ -48,10 +48,13 @@ static void finish(struct verify_result *r, double sum_d2, double sum_r2)
     r->pass = (r->bad == 0);
 }
 
+/* How compare() judges an element: within the bound, equal, or equal with NaN matching NaN. */
+enum mode { BOUND, EXACT, EXACT_CLASSES };
+
 /* One pass over the M x N window; exact mode asks for equality, bound mode for the bound. */
 static void compare(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
                     const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
-                    int ld0, double tol, int exact, struct verify_result *r)
+                    int ld0, double tol, enum mode mode, struct verify_result *r)
 {
     double sum_d2 = 0.0, sum_r2 = 0.0;
     start(r);
@@ -60,8 +63,8 @@ static void compare(int m, int n, int k, float alpha, float beta, const float *c
             const float got = c[(size_t)i * ldc + j];
             const float want = ref[(size_t)i * ldr + j];
             int ok;
-            if (exact) {
-                ok = (got == want) || (exact == 2 && isnan(got) && isnan(want)); /* 1: NaN fails */
+            if (mode != BOUND) {
+                ok = (got == want) || (mode == EXACT_CLASSES && isnan(got) && isnan(want));
             } else {
                 const float c0_ij = (c0 && beta != 0.0f) ? c0[(size_t)i * ld0 + j] : 0.0f;
                 const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij, tol);
@@ -80,19 +83,19 @@ void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, 
                   const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
                   int ld0, double tol, struct verify_result *r)
 {
-    compare(m, n, k, alpha, beta, c, ldc, ref, ldr, abs_ab, ldab, c0, ld0, tol, 0, r);
+    compare(m, n, k, alpha, beta, c, ldc, ref, ldr, abs_ab, ldab, c0, ld0, tol, BOUND, r);
 }
 
 void verify_exact(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                   struct verify_result *r)
 {
-    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, 1, r);
+    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, EXACT, r);
 }
 
 void verify_exact_classes(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                           struct verify_result *r)
 {
-    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, 2, r);
+    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, EXACT_CLASSES, r);
 }
 
 long long count_touched_outside(const float *buf, size_t total, size_t offset, int m, int n,
