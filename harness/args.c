@@ -1,5 +1,6 @@
 /* args.c - parsing and validating the harness's command line. */
 #include "args.h"
+#include "fill.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -315,6 +316,15 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
                 return fail(err, errlen, "--power needs seconds, e.g. --power 0.5 (0: no power run)");
             if (parse_seconds(v, 0.0, 60.0, 0, &o->power_s) != 0)
                 return fail(err, errlen, "--power '%s': expected seconds in [0, 60]", v);
+        } else if (strcmp(a, "--inputs") == 0) {
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--inputs needs uniform or spread");
+            if (strcmp(v, "uniform") == 0)
+                o->inputs = FILL_UNIFORM;
+            else if (strcmp(v, "spread") == 0)
+                o->inputs = FILL_SPREAD;
+            else
+                return fail(err, errlen, "--inputs '%s': expected uniform or spread", v);
         } else if (strcmp(a, "--csv") == 0) {
             if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')
                 return fail(err, errlen, "--csv needs a file name");
@@ -359,6 +369,9 @@ void print_usage(const char *prog, void *file)
             "  --budget SEC           time budget per point and kernel (default 2.0)\n"
             "  --power SEC            run each kernel back to back this long for clocks and power\n"
             "                         (NVML; default 0.5, 0 to skip)\n"
+            "  --inputs KIND          the timed inputs, on which the FP64 columns and the precision\n"
+            "                         gate measure: uniform in [-1, 1) (default) or spread (random\n"
+            "                         sign and significand, exponents 2^-30..2^30)\n"
             "  --csv FILE             append one CSV row per measured point\n"
             "  --device N             CUDA device to use (default 0)\n"
             "  --quiet                no table on stdout\n"

@@ -24,6 +24,7 @@ struct options {
     const char *csv;   /* append rows here, or NULL */
     int device;        /* CUDA device ordinal */
     int quiet;         /* no table on stdout */
+    int inputs;        /* the timed inputs: FILL_UNIFORM (default) or FILL_SPREAD (fill.h) */
 };
 
 enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };

@@ -81,9 +81,9 @@ static void check_exact(const struct gemm_ctx *rung, float *dref, float *ha, flo
     const size_t mk = (size_t)m * rung->lda, kn = (size_t)k * rung->ldb, mn = (size_t)m * rung->ldc;
     const float alpha = 0.5f, beta = 2.0f;
     float *c0 = host_floats(mn), *got = host_floats(mn), *want = host_floats(mn);
-    fill_matrix(ha, m, k, rung->lda, 1, rng);
-    fill_matrix(hb, k, n, rung->ldb, 1, rng);
-    fill_matrix(c0, m, n, rung->ldc, 1, rng);
+    fill_matrix(ha, m, k, rung->lda, FILL_SMALL_INTS, rng);
+    fill_matrix(hb, k, n, rung->ldb, FILL_SMALL_INTS, rng);
+    fill_matrix(c0, m, n, rung->ldc, FILL_SMALL_INTS, rng);
     upload((float *)rung->a, ha, mk);
     upload((float *)rung->b, hb, kn);
     upload(rung->c, c0, mn);
@@ -225,9 +225,9 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dref, t->stream};
 
     check_exact(&rung, dref, ha, hb, rng, res);
-    /* Then the timed inputs: uniform in [-1, 1), alpha 1, beta 0. */
-    fill_matrix(ha, m, k, s->lda, 0, rng);
-    fill_matrix(hb, k, n, s->ldb, 0, rng);
+    /* Then the timed inputs (uniform in [-1, 1), or --inputs spread), alpha 1, beta 0. */
+    fill_matrix(ha, m, k, s->lda, o->inputs, rng);
+    fill_matrix(hb, k, n, s->ldb, o->inputs, rng);
     upload(da, ha, mk);
     upload(db, hb, kn);
 

@@ -14,7 +14,8 @@
 /* Device bytes one timed point of this shape needs (operands, references, bound). */
 size_t bench_bytes_needed(const struct shape *s);
 
-/* Times the rung and cuBLAS on random inputs in [-1, 1] (alpha 1, beta 0), then checks
+/* Times the rung and cuBLAS on random inputs (o->inputs: uniform in [-1, 1), or exponents
+ * spread over 2^-30..2^30; alpha 1, beta 0), then checks
  * the rung's output against cuBLAS's and measures both against FP64; before the timing, exact
  * mode at the same shape (integer inputs, bit for bit).  Fills *res. */
 void bench_point(const struct step *st, const struct shape *s, const struct options *o,

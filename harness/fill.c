@@ -17,11 +17,28 @@ float rng_uniform(struct rng *r) { return (float)((double)(next(r) >> 40) / (1 <
 
 float rng_small_int(struct rng *r) { return (float)((int)(next(r) % 5) - 2); }
 
-void fill_matrix(float *m, int rows, int cols, int ld, int small_ints, struct rng *r)
+float rng_spread(struct rng *r)
+{
+    const uint64_t bits = next(r);
+    const int span = FILL_SPREAD_EXP_MAX - FILL_SPREAD_EXP_MIN + 1;
+    const int e = FILL_SPREAD_EXP_MIN + (int)((bits >> 8) % (uint64_t)span);
+    const float significand = 1.0f + (float)((bits >> 40) & 0x7fffff) / 8388608.0f; /* [1, 2) */
+    return ldexpf((bits & 1) ? -significand : significand, e);
+}
+
+void fill_matrix(float *m, int rows, int cols, int ld, int kind, struct rng *r)
 {
     for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++)
-            m[(size_t)i * ld + j] = small_ints ? rng_small_int(r) : rng_uniform(r);
+        for (int j = 0; j < cols; j++) {
+            float v;
+            if (kind == FILL_SMALL_INTS)
+                v = rng_small_int(r);
+            else if (kind == FILL_SPREAD)
+                v = rng_spread(r);
+            else
+                v = rng_uniform(r);
+            m[(size_t)i * ld + j] = v;
+        }
 }
 
 void plant_not_finite(float *m, int rows, int cols, int ld, int which)

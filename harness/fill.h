@@ -15,9 +15,24 @@ void rng_seed(struct rng *r, uint64_t seed);
 float rng_uniform(struct rng *r);
 /* An integer in [-2, 2]: products and sums of these stay exact in float. */
 float rng_small_int(struct rng *r);
+/* A random sign and significand in [1, 2) times 2^e, e uniform in [FILL_SPREAD_EXP_MIN,
+ * FILL_SPREAD_EXP_MAX]: magnitudes spread over 2^-30..2^31, the products over 2^-60..2^62, so
+ * a few terms dominate each sum and tiny ones sit far below them (what a split into a large
+ * and a small part must survive). */
+float rng_spread(struct rng *r);
+#define FILL_SPREAD_EXP_MIN (-30)
+#define FILL_SPREAD_EXP_MAX 30
 
-/* Fills rows x cols of a matrix with leading dimension ld (other floats untouched). */
-void fill_matrix(float *m, int rows, int cols, int ld, int small_ints, struct rng *r);
+/* What fill_matrix draws. */
+enum fill_kind {
+    FILL_UNIFORM = 0,    /* rng_uniform */
+    FILL_SMALL_INTS = 1, /* rng_small_int (exact mode) */
+    FILL_SPREAD = 2,     /* rng_spread */
+};
+
+/* Fills rows x cols of a matrix with leading dimension ld (other floats untouched); kind is
+ * an enum fill_kind (0 and 1 also read as "small integers or not"). */
+void fill_matrix(float *m, int rows, int cols, int ld, int kind, struct rng *r);
 
 /* Plants values that are not finite into a filled rows x cols matrix, at fixed places that
  * depend on which operand it is (0: A, 1: B). A: +Inf at (0, 0), -Inf at the middle, NaN at

@@ -112,6 +112,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: cannot open --csv %s for appending\n", prog, o.csv);
             return EXIT_USAGE;
         }
+        if (!o.quiet && o.inputs == FILL_SPREAD)
+            printf("timed inputs: random sign, significand and exponent (2^%d..2^%d)\n",
+                   FILL_SPREAD_EXP_MIN, FILL_SPREAD_EXP_MAX);
         if (!o.quiet)
             report_table_header(stdout, &run);
         for (int i = 0; i < o.nshapes; i++) {

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../harness/args.h"
+#include "../harness/fill.h"
 
 static struct options opts;
 static char err[512];
@@ -44,6 +45,21 @@ static void defaults_check_then_time_three_sizes(void **state)
     assert_null(opts.csv);
     assert_true(opts.budget_s == 2.0);
     assert_true(opts.power_s == 0.5);
+}
+
+static void inputs_kind_is_parsed(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(NULL), ARGS_OK);
+    assert_int_equal(opts.inputs, FILL_UNIFORM);
+    assert_int_equal(parse("--inputs", "spread", "--sizes", "64", NULL), ARGS_OK);
+    assert_int_equal(opts.inputs, FILL_SPREAD);
+    assert_int_equal(parse("--inputs", "spread", "--inputs", "uniform", NULL), ARGS_OK);
+    assert_int_equal(opts.inputs, FILL_UNIFORM);
+    assert_int_equal(parse("--inputs", "wide", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "expected uniform or spread"));
+    assert_int_equal(parse("--inputs", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "--inputs needs"));
 }
 
 static void sizes_and_mnk_accumulate(void **state)
@@ -429,6 +445,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_check_then_time_three_sizes),
         cmocka_unit_test(sizes_and_mnk_accumulate),
+        cmocka_unit_test(inputs_kind_is_parsed),
         cmocka_unit_test(sweep_is_inclusive),
         cmocka_unit_test(check_alone_does_not_time),
         cmocka_unit_test(no_time_verifies_given_shapes),

@@ -198,6 +198,31 @@ static void samples_reach_both_ends(void **state)
 }
 
 /* 1024 samples, fewer for a long K (at most 2^26 FMAs), never fewer than 64 or than C has. */
+/* --inputs spread: every exponent of the range drawn, both signs, nothing outside it. */
+static void spread_inputs_cover_the_exponent_range(void **state)
+{
+    (void)state;
+    enum { COUNT = 100000 };
+    float *v = malloc(COUNT * sizeof *v);
+    assert_non_null(v);
+    struct rng r;
+    rng_seed(&r, 7);
+    fill_matrix(v, 1, COUNT, COUNT, FILL_SPREAD, &r);
+    int lo = 1000, hi = -1000, negative = 0;
+    for (int i = 0; i < COUNT; i++) {
+        int e;
+        const float f = frexpf(v[i], &e); /* |f| in [0.5, 1): v = f 2^e, exponent e - 1 */
+        assert_true(fabsf(f) >= 0.5f && fabsf(f) < 1.0f);
+        lo = e - 1 < lo ? e - 1 : lo;
+        hi = e - 1 > hi ? e - 1 : hi;
+        negative += v[i] < 0.0f;
+    }
+    assert_int_equal(lo, FILL_SPREAD_EXP_MIN);
+    assert_int_equal(hi, FILL_SPREAD_EXP_MAX);
+    assert_in_range(negative, COUNT / 2 - COUNT / 50, COUNT / 2 + COUNT / 50);
+    free(v);
+}
+
 static void samples_bound_the_host_work(void **state)
 {
     (void)state;
@@ -218,6 +243,7 @@ int main(void)
         cmocka_unit_test(nan_and_error_on_zero_magnitude_are_infinite),
         cmocka_unit_test(samples_bound_the_host_work),
         cmocka_unit_test(samples_reach_both_ends),
+        cmocka_unit_test(spread_inputs_cover_the_exponent_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
