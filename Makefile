@@ -234,7 +234,7 @@ help:
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
 	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
-	@echo "  make step=N run        build rung N (1..14), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
+	@echo "  make step=N run        build rung N (1..15), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
 	@echo "  make all               build every rung (and the launch-contract tests)"
 	@echo "  make step=N diff       what rung N changes from rung N-1"

@@ -1,0 +1,478 @@
+/*
+ * Rung 15 - 3xTF32 on tensor cores with mma.sync: FP32 accuracy from a TF32 unit.
+ *
+ * What changes from rung 14
+ *   The multiply-adds move from the FFMA pipe to the tensor cores. A warp issues
+ *   mma.sync.m16n8k8 with TF32 operands: one instruction multiplies a 16x8 tile of A by an 8x8
+ *   tile of B into a 16x8 tile of C (1024 multiply-adds; 32 FFMA instructions do as many).
+ *   TF32 keeps float's 8-bit exponent but only 10 of its 23 fraction bits, so a single TF32
+ *   product carries a relative error of up to 2^-11 per operand: about 2^13 times float's
+ *   u = 2^-24. Part II's rule is that the answer stays as accurate as SGEMM's, so this rung
+ *   computes each product from three TF32 products (3xTF32, as in CUTLASS's sm80 kernels):
+ *
+ *     x = big + small,   big = tf32(x),   small = x - big   (|small| <= 2^-11 |x|)
+ *     a b = a_big b_big + a_big b_small + a_small b_big + a_small b_small
+ *
+ *   The last term is below 2^-22 |a b| and is dropped; small itself is rounded to TF32 again,
+ *   another 2^-22. What is left is within a few u of the exact product, as FFMA's is.
+ *
+ * The split costs three integer and float instructions per element
+ *   The tensor core reads the top 19 bits of each 32-bit operand (sign, exponent, 10 fraction
+ *   bits) and ignores the rest. Adding 0x1000, half of the last kept bit, to the float's bits
+ *   before it is cut off rounds to nearest (ties away from zero, as cvt.rna.tf32.f32 does);
+ *   the carry may run into the exponent, which is right. So big = bits + 0x1000, and
+ *   small = x - (big & 0xffffe000), one IADD, one LOP3 and one FADD. With cvt.rna.tf32.f32
+ *   (four instructions on sm_90) for both parts the split takes nine: the cheaper one measured
+ *   +16% at 4096 (results/notes/step_15.md).
+ *
+ * Where the products are summed: tensor cores truncate
+ *   An mma adds its products to the accumulator C it is given, but the tensor core aligns the
+ *   terms to the largest and cuts the bits below, instead of rounding each addition as FFMA
+ *   does. Run into one accumulator over the whole of K, the three products of every step lose
+ *   bits against a sum that grows as K does: measured 59.5 u at 4096 (cuBLAS SGEMM ~5.6 u).
+ *   Ootomo and Yokota (2022) keep the long sum out of the tensor core: the big products start
+ *   from a zero accumulator and are added to the FP32 sum with ordinary FADD. Here that is
+ *   done once per K tile instead of once per k8 step: the three products of the four k8 steps
+ *   of a 32-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
+ *   joins the FP32 `acc` with one FADD per element. A chunk is 32 terms deep, so what the
+ *   truncation cuts is 2^-23 of a 32-term partial sum, not of the whole; measured 1.4 u at
+ *   4096 and 0.8 u at 1024x1024x65536 (cuBLAS 5.5 u and 1.6 u). The paper's way (FADD per k8
+ *   step, the small terms in a second tensor-core accumulator): 2.1 u, four times the FADDs.
+ *
+ * Inf, NaN and the tail of the float range
+ *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
+ *   the cross terms turn an Inf that SGEMM returns into NaN. A finite x within 2^-11 of
+ *   FLT_MAX rounds up to an Inf big part. Both leave a non-finite element in acc, and so does
+ *   every input that makes SGEMM's answer Inf or NaN. So the epilogue recomputes any element
+ *   whose sum is not finite with a sequential FP32 loop over its row of A and column of B:
+ *   exactly the answer of the simplest SGEMM, at no cost when C is finite.
+ *
+ * The other traps
+ *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so fragments are
+ *   read with plain LDS from rows padded for conflict-free access. The small part of an x below
+ *   ~2^-115 is subnormal and may be lost: an error below 2^-126 |b| per term, far under u of
+ *   any sum that is not itself that tiny.
+ *
+ * The tile
+ *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
+ *   64 floats of acc and 64 of chunk per thread. K tiles of 32 in three cp.async stages; the
+ *   block splits each fragment it reads as it loads it from shared memory.
+ *
+ * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
+ *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split and the FADDs take
+ *   issue slots beside the mma, so ~1.1x.
+ *
+ * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM): 1.084 at 4096, 1.003 at 2048; error
+ *   1.44 u at 4096 (cuBLAS 5.5 u). 211 registers (sm_90), 0 spills.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+#include "../common/sgemm_workspace.h"
+#include "../common/cp_async.cuh" /* cp_async_4, cp_async_16, commit, wait */
+
+/* ---- The tile ------------------------------------------------------------------------------ */
+#define BM      128 /* rows of C per block */
+#define BN      128 /* cols of C per block */
+#define BK      32  /* K depth of one shared-memory tile (four k8 steps) */
+#define STAGES  3   /* K tiles in flight */
+#define WARPS_M 2
+#define WARPS_N 4
+#define THREADS (32 * WARPS_M * WARPS_N) /* 256 */
+#define WM      (BM / WARPS_M)           /* 64 rows of C per warp */
+#define WN      (BN / WARPS_N)           /* 32 cols of C per warp */
+#define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
+#define NI      (WN / 8)                 /* 4 along N */
+/* Padded rows, so that a warp's fragment loads hit 32 different banks: lane (g, t) = (lane / 4,
+ * lane % 4) reads a_tile[g][t] (bank 36g + t = 4g + t mod 32) and b_tile[t][g] (136t + g =
+ * 8t + g mod 32). */
+#define A_LD    (BK + 4)
+#define B_LD    (BN + 8)
+#define A_STAGE (BM * A_LD) /* a_tile[BM][A_LD]: A as stored, row-major */
+#define B_STAGE (BK * B_LD) /* b_tile[BK][B_LD] */
+#define SMEM_BYTES (STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float)) /* 107,520 */
+/* Split-K: a slice is at least this many K tiles deep; sum_slices() blocks are 32 x SUM_ROWS. */
+#define SLICE_MIN_K_TILES 8
+#define SUM_ROWS          8
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+/* x as big + small, both as the 32-bit registers the mma reads (it ignores the low 13 bits):
+ * big rounds to nearest by the carry of 0x1000; small = x - big as a float. */
+static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
+{
+    const unsigned b = __float_as_uint(x) + 0x1000u;
+    *big = b;
+    *small = __float_as_uint(x - __uint_as_float(b & 0xffffe000u));
+}
+
+/* d = a b + c for one 16x8x8 fragment: a 16x8 of A (4 registers a lane), b 8x8 of B (2). */
+static __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4],
+                                                const unsigned b[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* One K tile into shared memory: A rows m0.., cols k0..k0+BK-1; B rows k0.., cols n0..n0+BN-1.
+ * Outside M, N or K the copies write zeros and read nothing (cp_async.cuh), and a zero adds
+ * nothing to any product. VA/VB: 16-byte copies (lda and K, or ldb and N, multiples of 4 and
+ * the operand 16-byte aligned), else 4-byte ones. */
+template <int VA, int VB>
+static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, const float *A,
+                                                 int lda, const float *B, int ldb, int M, int N,
+                                                 int K, int m0, int n0, int k0)
+{
+    const int tid = threadIdx.x;
+    if (VA) {
+#pragma unroll
+        for (int i = 0; i < BM * BK / 4 / THREADS; ++i) { /* 4 */
+            const int idx = tid + i * THREADS, row = idx / (BK / 4), c4 = idx % (BK / 4);
+            const int gr = m0 + row, gk = k0 + 4 * c4;
+            const int ok = gr < M && gk < K;
+            const float *src = ok ? A + (size_t)gr * lda + gk : A;
+            cp_async_16((unsigned)__cvta_generic_to_shared(a_tile + row * A_LD + 4 * c4), src, ok);
+        }
+    } else { /* not unrolled: sixteen addresses held across the K loop would spill */
+#pragma unroll 1
+        for (int i = 0; i < BM * BK / THREADS; ++i) { /* 16 */
+            const int idx = tid + i * THREADS, row = idx / BK, c = idx % BK;
+            const int gr = m0 + row, gk = k0 + c;
+            const int ok = gr < M && gk < K;
+            const float *src = ok ? A + (size_t)gr * lda + gk : A;
+            cp_async_4((unsigned)__cvta_generic_to_shared(a_tile + row * A_LD + c), src,
+                       ok ? 4 : 0);
+        }
+    }
+    if (VB) {
+#pragma unroll
+        for (int i = 0; i < BK * BN / 4 / THREADS; ++i) { /* 4 */
+            const int idx = tid + i * THREADS, row = idx / (BN / 4), c4 = idx % (BN / 4);
+            const int gk = k0 + row, gc = n0 + 4 * c4;
+            const int ok = gk < K && gc < N;
+            const float *src = ok ? B + (size_t)gk * ldb + gc : B;
+            cp_async_16((unsigned)__cvta_generic_to_shared(b_tile + row * B_LD + 4 * c4), src, ok);
+        }
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < BK * BN / THREADS; ++i) { /* 16 */
+            const int idx = tid + i * THREADS, row = idx / BN, c = idx % BN;
+            const int gk = k0 + row, gc = n0 + c;
+            const int ok = gk < K && gc < N;
+            const float *src = ok ? B + (size_t)gk * ldb + gc : B;
+            cp_async_4((unsigned)__cvta_generic_to_shared(b_tile + row * B_LD + c), src,
+                       ok ? 4 : 0);
+        }
+    }
+}
+
+/* One K tile's products into chunk: per k8 step, the warp's B fragments split once, then per
+ * 16-row A fragment the three products into each of its four 16x8 chunks, small terms first
+ * (they are the smallest, and a truncating sum loses least when it starts with them). */
+static __device__ __forceinline__ void tile_products(const float *a_tile, const float *b_tile,
+                                                     float chunk[MI][NI][4], int g, int t)
+{
+#pragma unroll
+    for (int ks = 0; ks < BK / 8; ++ks) {
+        /* Fragment layouts (PTX ISA, mma.m16n8k8 .tf32): lane (g, t) holds A rows g and g + 8,
+         * k = t and t + 4; B k = t and t + 4, column g. */
+        unsigned b_big[NI][2], b_small[NI][2];
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            const float *p = b_tile + (ks * 8 + t) * B_LD + j * 8 + g;
+            split(p[0], &b_big[j][0], &b_small[j][0]);
+            split(p[4 * B_LD], &b_big[j][1], &b_small[j][1]);
+        }
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+            unsigned a_big[4], a_small[4];
+            const float *p = a_tile + (i * 16 + g) * A_LD + ks * 8 + t;
+            split(p[0], &a_big[0], &a_small[0]);
+            split(p[8 * A_LD], &a_big[1], &a_small[1]);
+            split(p[4], &a_big[2], &a_small[2]);
+            split(p[8 * A_LD + 4], &a_big[3], &a_small[3]);
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+                mma_tf32(chunk[i][j], a_small, b_big[j]);
+                mma_tf32(chunk[i][j], a_big, b_small[j]);
+                mma_tf32(chunk[i][j], a_big, b_big[j]);
+            }
+        }
+    }
+}
+
+#endif
+
+/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
+ * (its Inf or NaN, or a finite value where only the big parts overflowed). */
+static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
+                                       int row, int col)
+{
+    float v = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < K; ++k)
+        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
+    return v;
+}
+
+/* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
+ * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
+ * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. */
+template <int VA, int VB>
+__global__ void __launch_bounds__(THREADS, 1)
+    sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                 int ldb, float beta, float *C, int ldc, int slices, float *work)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) float smem[];
+    float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE;
+    const int tiles_n = (N - 1) / BN + 1;
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const int g = lane / 4, t = lane % 4;
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                acc[i][j][r] = 0.0f;
+
+    /* This block's K tiles: [kt0, kt0 + k_tiles), the slices as even as whole tiles allow. */
+    const int all_k_tiles = (K - 1) / BK + 1;
+    const int kt0 = (int)((long long)slice * all_k_tiles / slices);
+    const int k_tiles = (int)((long long)(slice + 1) * all_k_tiles / slices) - kt0;
+    /* STAGES - 1 tiles in flight before the loop, one commit group each (empty past K). */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < k_tiles)
+            load_tile<VA, VB>(a_tiles + s * A_STAGE, b_tiles + s * B_STAGE, A, lda, B, ldb, M, N,
+                              K, m0, n0, (kt0 + s) * BK);
+        cp_async_commit();
+    }
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        const int stage = kt % STAGES;
+        cp_async_wait(STAGES - 2); /* this thread's copies of tile kt have landed */
+        __syncthreads();           /* everyone's; and everyone is done with tile kt - 1 */
+        {
+            /* into the stage tile kt - 1 used: free since the barrier */
+            const int next = kt + STAGES - 1;
+            if (next < k_tiles)
+                load_tile<VA, VB>(a_tiles + (next % STAGES) * A_STAGE,
+                                  b_tiles + (next % STAGES) * B_STAGE, A, lda, B, ldb, M, N, K,
+                                  m0, n0, (kt0 + next) * BK);
+            cp_async_commit();
+        }
+        float chunk[MI][NI][4];
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    chunk[i][j][r] = 0.0f;
+        tile_products(a_tiles + stage * A_STAGE + wm * WM * A_LD, b_tiles + stage * B_STAGE + wn * WN,
+                      chunk, g, t);
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    acc[i][j][r] += chunk[i][j][r]; /* rounded to nearest, outside the TC */
+    }
+    cp_async_wait_all(); /* only empty groups are left; none may outlive the block */
+
+    if (slices > 1) { /* the whole tile, edges too (zeros there): sum_slices() reads in range */
+        float *out = work + (size_t)blockIdx.x * (BM * BN);
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = wm * WM + i * 16 + g + 8 * h, col = wn * WN + j * 8 + 2 * t;
+                    *(float2 *)(out + row * BN + col) =
+                        make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+                }
+        return;
+    }
+    /* The epilogue. Lane (g, t) holds, of each 16x8 fragment, (g, 2t), (g, 2t + 1),
+     * (g + 8, 2t), (g + 8, 2t + 1). A sum that is not finite is not written here but marked
+     * in `redo` (bit 16i + 4j + r), and recomputed below. */
+    unsigned long long redo = 0;
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int row = m0 + wm * WM + i * 16 + g + (r >= 2 ? 8 : 0);
+                const int col = n0 + wn * WN + j * 8 + 2 * t + (r & 1);
+                if (row < M && col < N) {
+                    const float v = acc[i][j][r];
+                    if (!isfinite(v)) {
+                        redo |= 1ull << (16 * i + 4 * j + r);
+                    } else {
+                        float *c = C + (size_t)row * ldc + col;
+                        *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+                    }
+                }
+            }
+    /* Rare: the loop stays rolled (64 copies of a K loop would only bloat the kernel). */
+#pragma unroll 1
+    for (int e = 0; redo != 0 && e < MI * NI * 4; ++e) {
+        if (!((redo >> e) & 1))
+            continue;
+        const int i = e / 16, j = (e / 4) % 4, r = e % 4;
+        const int row = m0 + wm * WM + i * 16 + g + (r >= 2 ? 8 : 0);
+        const int col = n0 + wn * WN + j * 8 + 2 * t + (r & 1);
+        const float v = sequential_dot(A, lda, B, ldb, K, row, col);
+        float *c = C + (size_t)row * ldc + col;
+        *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+    }
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* launch() refuses devices below sm_80 */
+#endif
+}
+
+/* Split-K's second half: C = alpha (the slices' partial sums, added in slice order) + beta C,
+ * one thread per element of C; a sum that is not finite recomputed as in the kernel above. */
+__global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
+                           const float *B, int ldb, float beta, float *C, int ldc, int slices,
+                           const float *work)
+{
+    const int col = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int row = (int)blockIdx.y * SUM_ROWS + (int)threadIdx.y;
+    if (row >= M || col >= N)
+        return;
+    const int tiles_n = (N - 1) / BN + 1;
+    const long long tile = (long long)(row / BM) * tiles_n + col / BN;
+    const float *p = work + (size_t)tile * slices * (BM * BN) + (row % BM) * BN + col % BN;
+    float v = 0.0f;
+    for (int s = 0; s < slices; ++s)
+        v += p[(size_t)s * (BM * BN)];
+    if (!isfinite(v))
+        v = sequential_dot(A, lda, B, ldb, K, row, col);
+    float *c = C + (size_t)row * ldc + col;
+    *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+}
+
+typedef void (*tf32x3_kernel)(int, int, int, float, const float *, int, const float *, int, float,
+                              float *, int, int, float *);
+
+static const tf32x3_kernel kernels[2][2] = {
+    {sgemm_tf32x3<0, 0>, sgemm_tf32x3<0, 1>},
+    {sgemm_tf32x3<1, 0>, sgemm_tf32x3<1, 1>},
+};
+
+/* ---- Per device, once: the SM count, and the opt-in to 105 KB of shared memory (above 48 KB;
+ * an attribute of the kernel in that device's context, no stream work, so it may run while a
+ * stream captures). Safe from concurrent host threads. */
+#define MAX_DEVICES 64
+struct device_facts {
+    int known, sms;
+};
+static struct device_facts device_facts[MAX_DEVICES];
+static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cudaError_t ask_device(int device, struct device_facts *f)
+{
+    cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
+    f->sms = f->sms < 1 ? 1 : f->sms;
+    for (int i = 0; i < 4 && err == cudaSuccess; ++i)
+        err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+    return err;
+}
+
+static cudaError_t get_device_facts(struct device_facts *out)
+{
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    pthread_mutex_lock(&facts_lock);
+    struct device_facts *f = &device_facts[device];
+    if (!f->known) {
+        err = ask_device(device, f);
+        f->known = (err == cudaSuccess);
+    }
+    *out = *f;
+    pthread_mutex_unlock(&facts_lock);
+    return err;
+}
+
+/* The workspace asked for on every stream: one 128x128 partial tile per SM (split-K launches
+ * at most one block per SM). The same size every time, so that it is made once per stream. */
+static size_t work_bytes(int sms)
+{
+    return (size_t)sms * BM * BN * sizeof(float);
+}
+
+/* K slices per tile: with fewer tiles than SMs, as many slices as fill the SMs once, each at
+ * least SLICE_MIN_K_TILES deep (a partial tile written and read back costs about what a few K
+ * tiles do). 1: no split. */
+static int split_slices(long long tiles, int K, int sms)
+{
+    const long long k_tiles = (K - 1) / BK + 1;
+    long long s = sms / tiles;
+    if (s > k_tiles / SLICE_MIN_K_TILES)
+        s = k_tiles / SLICE_MIN_K_TILES;
+    return s < 2 ? 1 : (int)s;
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
+    if (err != cudaSuccess || done)
+        return err;
+    if (sgemm_current_cc() < 80)
+        return cudaErrorInvalidDevice; /* mma.sync with TF32 and cp.async need sm_80 */
+    struct device_facts f;
+    if ((err = get_device_facts(&f)) != cudaSuccess)
+        return err;
+    /* 16-byte copies need 16-byte aligned rows and no 4-float segment across the edge. */
+    const int va = (lda % 4 == 0) && (K % 4 == 0) && sgemm_aligned16(A);
+    const int vb = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
+    /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
+    const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
+    int slices = split_slices(tiles, K, f.sms);
+    float *work = NULL;
+    if (slices > 1) {
+        /* NULL while the stream captures before its first launch (or with no memory for it):
+         * then the whole tiles, which need none. */
+        if ((err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work)) != cudaSuccess)
+            return err;
+        slices = work ? slices : 1;
+    }
+    kernels[va][vb]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES, stream>>>(
+        M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
+    if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
+        sgemm_trace(15, "whole", M, N, K, tiles, 1);
+        return err;
+    }
+    const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
+    sum_slices<<<sum_grid, sum_block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   slices, work);
+    sgemm_trace(15, "split-k", M, N, K, tiles * slices, slices);
+    return cudaGetLastError();
+}
+
+extern "C" const struct step step_15 = {
+    15, "tf32x3_mma", "3xTF32 on tensor cores with mma.sync: FP32 accuracy from TF32 products",
+    80, launch, "whole split-k",
+};
