@@ -22,8 +22,9 @@
 # at the end (the CSV's cut_short column).
 #
 # Then the shape set (SHAPES, default shapes/default.txt: LLM layers, skinny, shallow, deep,
-# odd and padded products) is timed on the last rung that ran, or on every rung STEPS
-# names when it is set, at SHAPE_BUDGET per shape and kernel: bin/stepNN --shapes FILE.
+# odd and padded products) is timed on the last rung that ran of each part of the ladder
+# (FFMA, tensor cores), or on every rung STEPS names when it is set, at SHAPE_BUDGET per
+# shape and kernel: bin/stepNN --shapes FILE.
 # The rows go to results/<gpu>/shapes.csv (bench.csv's columns) and the set itself to
 # results/<gpu>/shapes.txt beside it (the shapes plot takes its labels from it).  The set
 # is checked by the harness before the square sweep starts, so a bad line fails at once.
@@ -306,14 +307,24 @@ check_shape_set() {
 }
 
 # shape_rungs: the rungs to time the shape set on: every rung that ran when STEPS is
-# set, otherwise the highest-numbered one (a rung that exited 77 did not run).
+# set, otherwise the highest-numbered one of each part of the ladder that ran (Part I, the
+# FFMA rungs, below PART2_FIRST; Part II, the tensor-core rungs, from it; a rung that exited
+# 77 did not run).
+readonly PART2_FIRST=15
 shape_rungs() {
-    local n last=""
+    local n last1="" last2=""
     for n in $RUNG_LIST; do
         [[ " $SKIPPED " == *" $n "* ]] && continue
-        if [[ -n ${STEPS:-} ]]; then echo "$n"; else last=$n; fi
+        if [[ -n ${STEPS:-} ]]; then
+            echo "$n"
+        elif ((10#$n < PART2_FIRST)); then
+            last1=$n
+        else
+            last2=$n
+        fi
     done
-    if [[ -n $last ]]; then echo "$last"; fi
+    if [[ -n $last1 ]]; then echo "$last1"; fi
+    if [[ -n $last2 ]]; then echo "$last2"; fi
 }
 
 # shape_status N COUNT T_START ROWS: the progress line of rung N on the shape set.

@@ -53,17 +53,27 @@
  *   ~2^-115 is subnormal and may be lost: an error below 2^-126 |b| per term, far under u of
  *   any sum that is not itself that tiny.
  *
- * The tile
+ * The tile, and filling the SMs
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
  *   64 floats of acc and 64 of chunk per thread. K tiles of 32 in three cp.async stages; the
- *   block splits each fragment it reads as it loads it from shared memory.
+ *   block splits each fragment it reads as it loads it from shared memory (splitting each
+ *   element once per block into a split copy in shared memory measured slower: 1.001 against
+ *   1.17 at 4096). One block per SM, so where the tiles leave SMs idle or a last round half
+ *   empty (fewer than two rounds), K is split as in rung 13, by a cost in whole rounds of K
+ *   tiles; the slices' partial tiles go to a workspace and a second kernel sums them in slice
+ *   order (and recomputes a sum that is not finite, as above).
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
  *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split and the FADDs take
  *   issue slots beside the mma, so ~1.1x.
  *
- * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM): 1.084 at 4096, 1.003 at 2048; error
- *   1.44 u at 4096 (cuBLAS 5.5 u). 211 registers (sm_90), 0 spills.
+ * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM in the same process): 1.152 / 1.174 /
+ *   1.195 / 1.178 at 1024 / 2048 / 4096 / 8192, 59.7-63.6 TFLOP/s; error against FP64
+ *   1.18-1.25 u where cuBLAS has 5.3-6.5 u (rms 2.5-3.7e-7 against 0.6-1.6e-6); exponents
+ *   spread over 2^-30..2^30: 15.9 u (cuBLAS 31.2 u) at 4096. From 1024 to 8192 every 256: 1.02
+ *   to 1.33x but 0.998 at 1536 (144 tiles on 132 SMs, split 3 ways: 0.860 without). The shape
+ *   set: 1.075-1.347 wherever K >= 1024, 0.900 at 4096x4096x128 (four K tiles). TF32 alone
+ *   (big x big only) runs 2.245x and is 475.7 u off. 200-227 registers (sm_90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -138,14 +148,18 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
             const float *src = ok ? A + (size_t)gr * lda + gk : A;
             cp_async_16((unsigned)__cvta_generic_to_shared(a_tile + row * A_LD + 4 * c4), src, ok);
         }
-    } else { /* not unrolled: sixteen addresses held across the K loop would spill */
-#pragma unroll 1
-        for (int i = 0; i < BM * BK / THREADS; ++i) { /* 16 */
-            const int idx = tid + i * THREADS, row = idx / BK, c = idx % BK;
-            const int gr = m0 + row, gk = k0 + c;
-            const int ok = gr < M && gk < K;
-            const float *src = ok ? A + (size_t)gr * lda + gk : A;
-            cp_async_4((unsigned)__cvta_generic_to_shared(a_tile + row * A_LD + c), src,
+    } else { /* 4-byte copies: this thread's column c of rows r0, r0 + 8, ..., r0 + 120 */
+        /* From one base, clamped into A, by 32-bit offsets (A spans <= INT_MAX floats); a copy
+         * outside M or K takes offset 0 and reads nothing: one select per copy, no 64-bit
+         * pointer arithmetic. */
+        const int c = tid % BK, r0 = tid / BK, step = THREADS / BK;
+        const int gk = k0 + c, rows_left = M - m0 - r0, k_in = gk < K;
+        const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + min(gk, K - 1);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD + c);
+#pragma unroll
+        for (int i = 0; i < BM / step; ++i) { /* 16 */
+            const int ok = k_in && i * step < rows_left;
+            cp_async_4(dst + 4u * (unsigned)(i * step * A_LD), base + (ok ? i * step * lda : 0),
                        ok ? 4 : 0);
         }
     }
@@ -158,14 +172,15 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
             const float *src = ok ? B + (size_t)gk * ldb + gc : B;
             cp_async_16((unsigned)__cvta_generic_to_shared(b_tile + row * B_LD + 4 * c4), src, ok);
         }
-    } else {
-#pragma unroll 1
-        for (int i = 0; i < BK * BN / THREADS; ++i) { /* 16 */
-            const int idx = tid + i * THREADS, row = idx / BN, c = idx % BN;
-            const int gk = k0 + row, gc = n0 + c;
-            const int ok = gk < K && gc < N;
-            const float *src = ok ? B + (size_t)gk * ldb + gc : B;
-            cp_async_4((unsigned)__cvta_generic_to_shared(b_tile + row * B_LD + c), src,
+    } else { /* 4-byte copies: this thread's column c of K rows r0, r0 + 2, ..., r0 + 30 */
+        const int c = tid % BN, r0 = tid / BN, step = THREADS / BN;
+        const int gc = n0 + c, rows_left = K - k0 - r0, n_in = gc < N;
+        const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + min(gc, N - 1);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + c);
+#pragma unroll
+        for (int i = 0; i < BK / step; ++i) { /* 16 */
+            const int ok = n_in && i * step < rows_left;
+            cp_async_4(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
                        ok ? 4 : 0);
         }
     }
@@ -280,8 +295,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
                 for (int r = 0; r < 4; ++r)
                     chunk[i][j][r] = 0.0f;
-        tile_products(a_tiles + stage * A_STAGE + wm * WM * A_LD, b_tiles + stage * B_STAGE + wn * WN,
-                      chunk, g, t);
+        tile_products(a_tiles + stage * A_STAGE + wm * WM * A_LD,
+                      b_tiles + stage * B_STAGE + wn * WN, chunk, g, t);
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -414,23 +429,42 @@ static cudaError_t get_device_facts(struct device_facts *out)
     return err;
 }
 
-/* The workspace asked for on every stream: one 128x128 partial tile per SM (split-K launches
- * at most one block per SM). The same size every time, so that it is made once per stream. */
+/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
+ * 132 SMs), the most split_slices() plans for. The same size every time, so that it is made
+ * once per stream. */
+#define WORK_TILES_PER_SM 4
 static size_t work_bytes(int sms)
 {
-    return (size_t)sms * BM * BN * sizeof(float);
+    return (size_t)WORK_TILES_PER_SM * sms * BM * BN * sizeof(float);
 }
 
-/* K slices per tile: with fewer tiles than SMs, as many slices as fill the SMs once, each at
- * least SLICE_MIN_K_TILES deep (a partial tile written and read back costs about what a few K
- * tiles do). 1: no split. */
+/* K slices per tile, from a cost in units of one block's K tile (~2.2 us on an H100): whole
+ * rounds of blocks, ceil(tiles s / sms), times each block's K tiles plus, when split, the
+ * partial tile written and read back (SPLIT_TILE_COST) and the sum kernel. Considered up to two
+ * rounds of whole tiles (beyond, the last round is a small part of the time), each slice at
+ * least SLICE_MIN_K_TILES deep, within the workspace. 1: no split. Examples on 132 SMs: 64
+ * tiles of 32 K tiles (1024^3) split 2; 144 tiles of 48 (1536^3) split 3, 4 rounds of 16 K
+ * tiles instead of 2 rounds of 48, the second nearly empty. */
+#define SPLIT_TILE_COST 1.3
 static int split_slices(long long tiles, int K, int sms)
 {
     const long long k_tiles = (K - 1) / BK + 1;
-    long long s = sms / tiles;
-    if (s > k_tiles / SLICE_MIN_K_TILES)
-        s = k_tiles / SLICE_MIN_K_TILES;
-    return s < 2 ? 1 : (int)s;
+    if (tiles >= 2LL * sms)
+        return 1;
+    int best = 1;
+    double best_cost = (double)((tiles - 1) / sms + 1) * (double)k_tiles;
+    const long long most = WORK_TILES_PER_SM * (long long)sms / tiles; /* the workspace's room */
+    for (long long s = 2; s <= k_tiles / SLICE_MIN_K_TILES && s <= most; ++s) {
+        const double rounds = (double)((tiles * s - 1) / sms + 1);
+        const double sum_kernel = 2.0 + 0.01 * (double)(tiles * s);
+        const double cost =
+            rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = (int)s;
+        }
+    }
+    return best;
 }
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -455,7 +489,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (slices > 1) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
          * then the whole tiles, which need none. */
-        if ((err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work)) != cudaSuccess)
+        err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work);
+        if (err != cudaSuccess)
             return err;
         slices = work ? slices : 1;
     }
