@@ -32,12 +32,13 @@
  *   bits against a sum that grows as K does: measured 59.5 u at 4096 (cuBLAS SGEMM ~5.6 u).
  *   Ootomo and Yokota (2022) keep the long sum out of the tensor core: the big products start
  *   from a zero accumulator and are added to the FP32 sum with ordinary FADD. Here that is
- *   done once per K tile instead of once per k8 step: the three products of the four k8 steps
- *   of a 32-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
- *   joins the FP32 `acc` with one FADD per element. A chunk is 32 terms deep, so what the
- *   truncation cuts is 2^-23 of a 32-term partial sum, not of the whole; measured 1.4 u at
- *   4096 and 0.8 u at 1024x1024x65536 (cuBLAS 5.5 u and 1.6 u). The paper's way (FADD per k8
- *   step, the small terms in a second tensor-core accumulator): 2.1 u, four times the FADDs.
+ *   done once per K tile instead of once per k8 step: the three products of the eight k8 steps
+ *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
+ *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
+ *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.3 u at
+ *   4096 (cuBLAS 5.9 u; 32-deep chunks: the same max, rms 3.1e-7 against 4.8e-7). The paper's
+ *   way (FADD per k8 step, the small terms in a second tensor-core accumulator): 2.1 u, and
+ *   eight times the FADDs.
  *
  * Inf, NaN and the tail of the float range
  *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
@@ -55,25 +56,28 @@
  *
  * The tile, and filling the SMs
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
- *   64 floats of acc and 64 of chunk per thread. K tiles of 32 in three cp.async stages; the
- *   block splits each fragment it reads as it loads it from shared memory (splitting each
- *   element once per block into a split copy in shared memory measured slower: 1.001 against
- *   1.17 at 4096). One block per SM, so where the tiles leave SMs idle or a last round half
- *   empty (fewer than two rounds), K is split as in rung 13, by a cost in whole rounds of K
- *   tiles; the slices' partial tiles go to a workspace and a second kernel sums them in slice
- *   order (and recomputes a sum that is not finite, as above).
+ *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (136
+ *   KB): a barrier, a chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over
+ *   32-deep tiles in three stages (there the scheduler found no eligible warp 63% of the time
+ *   and the tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment
+ *   it reads as it loads it from shared memory (splitting each element once per block into a
+ *   split copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles).
+ *   One block per SM, so where the tiles leave SMs idle or a last round half empty (fewer
+ *   than two rounds), K is split as in rung 13, by a cost in whole rounds of K tiles; the
+ *   slices' partial tiles go to a workspace and a second kernel sums them in slice order (and
+ *   recomputes a sum that is not finite, as above).
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
  *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split and the FADDs take
  *   issue slots beside the mma, so ~1.1x.
  *
- * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM in the same process): 1.152 / 1.174 /
- *   1.195 / 1.178 at 1024 / 2048 / 4096 / 8192, 59.7-63.6 TFLOP/s; error against FP64
- *   1.18-1.25 u where cuBLAS has 5.3-6.5 u (rms 2.5-3.7e-7 against 0.6-1.6e-6); exponents
- *   spread over 2^-30..2^30: 15.9 u (cuBLAS 31.2 u) at 4096. From 1024 to 8192 every 256: 1.02
- *   to 1.33x but 0.998 at 1536 (144 tiles on 132 SMs, split 3 ways: 0.860 without). The shape
- *   set: 1.075-1.347 wherever K >= 1024, 0.900 at 4096x4096x128 (four K tiles). TF32 alone
- *   (big x big only) runs 2.245x and is 475.7 u off. 200-227 registers (sm_90), 0 spills.
+ * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM in the same process): 1.144 / 1.207 /
+ *   1.222 / 1.249 at 1024 / 2048 / 4096 / 8192, 39-66 TFLOP/s; error against FP64 1.18-1.78 u
+ *   where cuBLAS has 4.6-6.7 u (rms 4.6-5.0e-7 against 0.6-1.6e-6); 1536: 1.022 (144 tiles on
+ *   132 SMs, split 3 ways). With 32-deep tiles: 1.15-1.20x at 1024-8192, 1.02-1.33x every 256
+ *   from 1024 to 8192, the shape set 1.075-1.347 wherever K >= 1024 (0.900 at 4096x4096x128),
+ *   exponents spread over 2^-30..2^30 15.9 u (cuBLAS 31.2 u). TF32 alone (big x big only):
+ *   2.245x and 475.7 u. 202-203 registers (sm_90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -87,8 +91,8 @@
 /* ---- The tile ------------------------------------------------------------------------------ */
 #define BM      128 /* rows of C per block */
 #define BN      128 /* cols of C per block */
-#define BK      32  /* K depth of one shared-memory tile (four k8 steps) */
-#define STAGES  3   /* K tiles in flight */
+#define BK      64  /* K depth of one shared-memory tile (eight k8 steps) */
+#define STAGES  2   /* K tiles in flight */
 #define WARPS_M 2
 #define WARPS_N 4
 #define THREADS (32 * WARPS_M * WARPS_N) /* 256 */
@@ -103,7 +107,7 @@
 #define B_LD    (BN + 8)
 #define A_STAGE (BM * A_LD) /* a_tile[BM][A_LD]: A as stored, row-major */
 #define B_STAGE (BK * B_LD) /* b_tile[BK][B_LD] */
-#define SMEM_BYTES (STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float)) /* 107,520 */
+#define SMEM_BYTES (STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float)) /* 139,264 */
 /* Split-K: a slice is at least this many K tiles deep; sum_slices() blocks are 32 x SUM_ROWS. */
 #define SLICE_MIN_K_TILES 8
 #define SUM_ROWS          8
@@ -139,16 +143,19 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
                                                  int K, int m0, int n0, int k0)
 {
     const int tid = threadIdx.x;
-    if (VA) {
+    if (VA) { /* 16-byte copies: this thread's segment c4 of rows r0, r0 + 16, ..., r0 + 112;
+               * from one clamped base by 32-bit offsets, as the 4-byte copies below */
+        const int c4 = tid % (BK / 4), r0 = tid / (BK / 4), step = THREADS / (BK / 4);
+        const int gk = k0 + 4 * c4, rows_left = M - m0 - r0, k_in = gk < K;
+        const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + (k_in ? gk : 0);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD + 4 * c4);
 #pragma unroll
-        for (int i = 0; i < BM * BK / 4 / THREADS; ++i) { /* 4 */
-            const int idx = tid + i * THREADS, row = idx / (BK / 4), c4 = idx % (BK / 4);
-            const int gr = m0 + row, gk = k0 + 4 * c4;
-            const int ok = gr < M && gk < K;
-            const float *src = ok ? A + (size_t)gr * lda + gk : A;
-            cp_async_16((unsigned)__cvta_generic_to_shared(a_tile + row * A_LD + 4 * c4), src, ok);
+        for (int i = 0; i < BM / step; ++i) { /* 8 */
+            const int ok = k_in && i * step < rows_left;
+            cp_async_16(dst + 4u * (unsigned)(i * step * A_LD), base + (ok ? i * step * lda : 0),
+                        ok);
         }
-    } else { /* 4-byte copies: this thread's column c of rows r0, r0 + 8, ..., r0 + 120 */
+    } else { /* 4-byte copies: this thread's column c of rows r0, r0 + 4, ..., r0 + 124 */
         /* From one base, clamped into A, by 32-bit offsets (A spans <= INT_MAX floats); a copy
          * outside M or K takes offset 0 and reads nothing: one select per copy, no 64-bit
          * pointer arithmetic. */
@@ -157,28 +164,30 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
         const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + min(gk, K - 1);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD + c);
 #pragma unroll
-        for (int i = 0; i < BM / step; ++i) { /* 16 */
+        for (int i = 0; i < BM / step; ++i) { /* 32 */
             const int ok = k_in && i * step < rows_left;
             cp_async_4(dst + 4u * (unsigned)(i * step * A_LD), base + (ok ? i * step * lda : 0),
                        ok ? 4 : 0);
         }
     }
-    if (VB) {
+    if (VB) { /* 16-byte copies: segment c4 of K rows r0, r0 + 8, ..., r0 + 56 */
+        const int c4 = tid % (BN / 4), r0 = tid / (BN / 4), step = THREADS / (BN / 4);
+        const int gc = n0 + 4 * c4, rows_left = K - k0 - r0, n_in = gc < N;
+        const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + (n_in ? gc : 0);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + 4 * c4);
 #pragma unroll
-        for (int i = 0; i < BK * BN / 4 / THREADS; ++i) { /* 4 */
-            const int idx = tid + i * THREADS, row = idx / (BN / 4), c4 = idx % (BN / 4);
-            const int gk = k0 + row, gc = n0 + 4 * c4;
-            const int ok = gk < K && gc < N;
-            const float *src = ok ? B + (size_t)gk * ldb + gc : B;
-            cp_async_16((unsigned)__cvta_generic_to_shared(b_tile + row * B_LD + 4 * c4), src, ok);
+        for (int i = 0; i < BK / step; ++i) { /* 8 */
+            const int ok = n_in && i * step < rows_left;
+            cp_async_16(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
+                        ok);
         }
-    } else { /* 4-byte copies: this thread's column c of K rows r0, r0 + 2, ..., r0 + 30 */
+    } else { /* 4-byte copies: this thread's column c of K rows r0, r0 + 2, ..., r0 + 62 */
         const int c = tid % BN, r0 = tid / BN, step = THREADS / BN;
         const int gc = n0 + c, rows_left = K - k0 - r0, n_in = gc < N;
         const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + min(gc, N - 1);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + c);
 #pragma unroll
-        for (int i = 0; i < BK / step; ++i) { /* 16 */
+        for (int i = 0; i < BK / step; ++i) { /* 32 */
             const int ok = n_in && i * step < rows_left;
             cp_async_4(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
                        ok ? 4 : 0);
@@ -390,7 +399,7 @@ static const tf32x3_kernel kernels[2][2] = {
     {sgemm_tf32x3<1, 0>, sgemm_tf32x3<1, 1>},
 };
 
-/* ---- Per device, once: the SM count, and the opt-in to 105 KB of shared memory (above 48 KB;
+/* ---- Per device, once: the SM count, and the opt-in to 136 KB of shared memory (above 48 KB;
  * an attribute of the kernel in that device's context, no stream work, so it may run while a
  * stream captures). Safe from concurrent host threads. */
 #define MAX_DEVICES 64
@@ -438,13 +447,14 @@ static size_t work_bytes(int sms)
     return (size_t)WORK_TILES_PER_SM * sms * BM * BN * sizeof(float);
 }
 
-/* K slices per tile, from a cost in units of one block's K tile (~2.2 us on an H100): whole
+/* K slices per tile, from a cost in units of one block's K tile (~4 us on an H100): whole
  * rounds of blocks, ceil(tiles s / sms), times each block's K tiles plus, when split, the
  * partial tile written and read back (SPLIT_TILE_COST) and the sum kernel. Considered up to two
  * rounds of whole tiles (beyond, the last round is a small part of the time), each slice at
  * least SLICE_MIN_K_TILES deep, within the workspace. 1: no split. Examples on 132 SMs: 64
- * tiles of 32 K tiles (1024^3) split 2; 144 tiles of 48 (1536^3) split 3, 4 rounds of 16 K
- * tiles instead of 2 rounds of 48, the second nearly empty. */
+ * tiles of 16 K tiles (1024^3) split 2; 144 tiles of 24 (1536^3) split 3, 4 rounds of 8 K
+ * tiles instead of 2 rounds of 24, the second nearly empty. The constants were set for 32-deep
+ * K tiles (the partial tile then cost ~1.3 of them) and measured there; kept with 64. */
 #define SPLIT_TILE_COST 1.3
 static int split_slices(long long tiles, int K, int sms)
 {
