@@ -57,14 +57,15 @@
  * The tile, and filling the SMs
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
  *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (136
- *   KB): a barrier, a chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over
- *   32-deep tiles in three stages (there the scheduler found no eligible warp 63% of the time
- *   and the tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment
- *   it reads as it loads it from shared memory (splitting each element once per block into a
- *   split copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles).
- *   One block per SM, so where the tiles leave SMs idle or a last round half empty (fewer
- *   than two rounds), K is split as in rung 13, by a cost in whole rounds of K tiles; the
- *   slices' partial tiles go to a workspace and a second kernel sums them in slice order (and
+ *   KB; 32 deep, 70 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
+ *   chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over 32-deep tiles
+ *   in three stages (there the scheduler found no eligible warp 63% of the time and the
+ *   tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment it reads
+ *   as it loads it from shared memory (splitting each element once per block into a split
+ *   copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles). One
+ *   block per SM, so where the tiles leave SMs idle or a last round half empty (fewer than
+ *   two rounds), K is split as in rung 13, by a cost in whole rounds of K tiles; the slices'
+ *   partial tiles go to a workspace and a second kernel sums them in slice order (and
  *   recomputes a sum that is not finite, as above).
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
@@ -91,7 +92,8 @@
 /* ---- The tile ------------------------------------------------------------------------------ */
 #define BM      128 /* rows of C per block */
 #define BN      128 /* cols of C per block */
-#define BK      64  /* K depth of one shared-memory tile (eight k8 steps) */
+#define BK_DEEP 64  /* K depth of one shared-memory tile (eight k8 steps) */
+#define BK_LOW  32  /* ... on GPUs with less than SMEM_BYTES(BK_DEEP) per block (sm_86, sm_89) */
 #define STAGES  2   /* K tiles in flight */
 #define WARPS_M 2
 #define WARPS_N 4
@@ -101,13 +103,14 @@
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
 /* Padded rows, so that a warp's fragment loads hit 32 different banks: lane (g, t) = (lane / 4,
- * lane % 4) reads a_tile[g][t] (bank 36g + t = 4g + t mod 32) and b_tile[t][g] (136t + g =
- * 8t + g mod 32). */
-#define A_LD    (BK + 4)
-#define B_LD    (BN + 8)
-#define A_STAGE (BM * A_LD) /* a_tile[BM][A_LD]: A as stored, row-major */
-#define B_STAGE (BK * B_LD) /* b_tile[BK][B_LD] */
-#define SMEM_BYTES (STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float)) /* 139,264 */
+ * lane % 4) reads a_tile[g][t] (bank (bk + 4)g + t = 4g + t mod 32) and b_tile[t][g]
+ * (136t + g = 8t + g mod 32). bk: the K tile's depth. */
+#define A_LD(bk)    ((bk) + 4)
+#define B_LD        (BN + 8)
+#define A_STAGE(bk) (BM * A_LD(bk)) /* a_tile[BM][A_LD]: A as stored, row-major */
+#define B_STAGE(bk) ((bk) * B_LD)   /* b_tile[bk][B_LD] */
+/* 139,264 bytes for BK_DEEP, 71,680 for BK_LOW */
+#define SMEM_BYTES(bk) (STAGES * (A_STAGE(bk) + B_STAGE(bk)) * (int)sizeof(float))
 /* Split-K: a slice is at least this many K tiles deep; sum_slices() blocks are 32 x SUM_ROWS. */
 #define SLICE_MIN_K_TILES 8
 #define SUM_ROWS          8
@@ -137,7 +140,7 @@ static __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4],
  * Outside M, N or K the copies write zeros and read nothing (cp_async.cuh), and a zero adds
  * nothing to any product. VA/VB: 16-byte copies (lda and K, or ldb and N, multiples of 4 and
  * the operand 16-byte aligned), else 4-byte ones. */
-template <int VA, int VB>
+template <int BK, int VA, int VB>
 static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, const float *A,
                                                  int lda, const float *B, int ldb, int M, int N,
                                                  int K, int m0, int n0, int k0)
@@ -148,12 +151,12 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
         const int c4 = tid % (BK / 4), r0 = tid / (BK / 4), step = THREADS / (BK / 4);
         const int gk = k0 + 4 * c4, rows_left = M - m0 - r0, k_in = gk < K;
         const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + (k_in ? gk : 0);
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD + 4 * c4);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD(BK) + 4 * c4);
 #pragma unroll
         for (int i = 0; i < BM / step; ++i) { /* 8 */
             const int ok = k_in && i * step < rows_left;
-            cp_async_16(dst + 4u * (unsigned)(i * step * A_LD), base + (ok ? i * step * lda : 0),
-                        ok);
+            cp_async_16(dst + 4u * (unsigned)(i * step * A_LD(BK)),
+                        base + (ok ? i * step * lda : 0), ok);
         }
     } else { /* 4-byte copies: this thread's column c of rows r0, r0 + 4, ..., r0 + 124 */
         /* From one base, clamped into A, by 32-bit offsets (A spans <= INT_MAX floats); a copy
@@ -162,12 +165,12 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
         const int c = tid % BK, r0 = tid / BK, step = THREADS / BK;
         const int gk = k0 + c, rows_left = M - m0 - r0, k_in = gk < K;
         const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + min(gk, K - 1);
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD + c);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD(BK) + c);
 #pragma unroll
         for (int i = 0; i < BM / step; ++i) { /* 32 */
             const int ok = k_in && i * step < rows_left;
-            cp_async_4(dst + 4u * (unsigned)(i * step * A_LD), base + (ok ? i * step * lda : 0),
-                       ok ? 4 : 0);
+            cp_async_4(dst + 4u * (unsigned)(i * step * A_LD(BK)),
+                       base + (ok ? i * step * lda : 0), ok ? 4 : 0);
         }
     }
     if (VB) { /* 16-byte copies: segment c4 of K rows r0, r0 + 8, ..., r0 + 56 */
@@ -198,6 +201,7 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
 /* One K tile's products into chunk: per k8 step, the warp's B fragments split once, then per
  * 16-row A fragment the three products into each of its four 16x8 chunks, small terms first
  * (they are the smallest, and a truncating sum loses least when it starts with them). */
+template <int BK>
 static __device__ __forceinline__ void tile_products(const float *a_tile, const float *b_tile,
                                                      float chunk[MI][NI][4], int g, int t)
 {
@@ -215,11 +219,11 @@ static __device__ __forceinline__ void tile_products(const float *a_tile, const 
 #pragma unroll
         for (int i = 0; i < MI; ++i) {
             unsigned a_big[4], a_small[4];
-            const float *p = a_tile + (i * 16 + g) * A_LD + ks * 8 + t;
+            const float *p = a_tile + (i * 16 + g) * A_LD(BK) + ks * 8 + t;
             split(p[0], &a_big[0], &a_small[0]);
-            split(p[8 * A_LD], &a_big[1], &a_small[1]);
+            split(p[8 * A_LD(BK)], &a_big[1], &a_small[1]);
             split(p[4], &a_big[2], &a_small[2]);
-            split(p[8 * A_LD + 4], &a_big[3], &a_small[3]);
+            split(p[8 * A_LD(BK) + 4], &a_big[3], &a_small[3]);
 #pragma unroll
             for (int j = 0; j < NI; ++j) {
                 mma_tf32(chunk[i][j], a_small, b_big[j]);
@@ -247,14 +251,14 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
 /* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
  * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
  * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. */
-template <int VA, int VB>
+template <int BK, int VA, int VB>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                  int ldb, float beta, float *C, int ldc, int slices, float *work)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) float smem[];
-    float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE;
+    float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE(BK);
     const int tiles_n = (N - 1) / BN + 1;
     const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
     const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
@@ -279,8 +283,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < k_tiles)
-            load_tile<VA, VB>(a_tiles + s * A_STAGE, b_tiles + s * B_STAGE, A, lda, B, ldb, M, N,
-                              K, m0, n0, (kt0 + s) * BK);
+            load_tile<BK, VA, VB>(a_tiles + s * A_STAGE(BK), b_tiles + s * B_STAGE(BK), A, lda,
+                                  B, ldb, M, N, K, m0, n0, (kt0 + s) * BK);
         cp_async_commit();
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
@@ -291,9 +295,9 @@ __global__ void __launch_bounds__(THREADS, 1)
             /* into the stage tile kt - 1 used: free since the barrier */
             const int next = kt + STAGES - 1;
             if (next < k_tiles)
-                load_tile<VA, VB>(a_tiles + (next % STAGES) * A_STAGE,
-                                  b_tiles + (next % STAGES) * B_STAGE, A, lda, B, ldb, M, N, K,
-                                  m0, n0, (kt0 + next) * BK);
+                load_tile<BK, VA, VB>(a_tiles + (next % STAGES) * A_STAGE(BK),
+                                      b_tiles + (next % STAGES) * B_STAGE(BK), A, lda, B, ldb,
+                                      M, N, K, m0, n0, (kt0 + next) * BK);
             cp_async_commit();
         }
         float chunk[MI][NI][4];
@@ -304,8 +308,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
                 for (int r = 0; r < 4; ++r)
                     chunk[i][j][r] = 0.0f;
-        tile_products(a_tiles + stage * A_STAGE + wm * WM * A_LD,
-                      b_tiles + stage * B_STAGE + wn * WN, chunk, g, t);
+        tile_products<BK>(a_tiles + stage * A_STAGE(BK) + wm * WM * A_LD(BK),
+                      b_tiles + stage * B_STAGE(BK) + wn * WN, chunk, g, t);
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -394,28 +398,36 @@ __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int
 typedef void (*tf32x3_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                               float *, int, int, float *);
 
-static const tf32x3_kernel kernels[2][2] = {
-    {sgemm_tf32x3<0, 0>, sgemm_tf32x3<0, 1>},
-    {sgemm_tf32x3<1, 0>, sgemm_tf32x3<1, 1>},
+/* [deep][va][vb]: deep, K tiles of BK_DEEP (else BK_LOW); va, vb: 16-byte copies of A, B */
+static const tf32x3_kernel kernels[2][2][2] = {
+    {{sgemm_tf32x3<BK_LOW, 0, 0>, sgemm_tf32x3<BK_LOW, 0, 1>},
+     {sgemm_tf32x3<BK_LOW, 1, 0>, sgemm_tf32x3<BK_LOW, 1, 1>}},
+    {{sgemm_tf32x3<BK_DEEP, 0, 0>, sgemm_tf32x3<BK_DEEP, 0, 1>},
+     {sgemm_tf32x3<BK_DEEP, 1, 0>, sgemm_tf32x3<BK_DEEP, 1, 1>}},
 };
 
-/* ---- Per device, once: the SM count, and the opt-in to 136 KB of shared memory (above 48 KB;
- * an attribute of the kernel in that device's context, no stream work, so it may run while a
- * stream captures). Safe from concurrent host threads. */
+/* ---- Per device, once: the SM count, the K tile depth its shared memory allows, and the
+ * opt-in above 48 KB (an attribute of the kernel in that device's context, no stream work, so
+ * it may run while a stream captures). Safe from concurrent host threads. */
 #define MAX_DEVICES 64
 struct device_facts {
-    int known, sms;
+    int known, sms, deep;
 };
 static struct device_facts device_facts[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cudaError_t ask_device(int device, struct device_facts *f)
 {
+    int optin = 0;
     cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     f->sms = f->sms < 1 ? 1 : f->sms;
+    f->deep = optin >= SMEM_BYTES(BK_DEEP); /* 227 KB on sm_90, 163 KB on sm_80; 99 on sm_86 */
+    const int smem = f->deep ? SMEM_BYTES(BK_DEEP) : SMEM_BYTES(BK_LOW);
     for (int i = 0; i < 4 && err == cudaSuccess; ++i)
-        err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        err = cudaFuncSetAttribute((const void *)kernels[f->deep][i / 2][i % 2],
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     return err;
 }
 
@@ -456,9 +468,9 @@ static size_t work_bytes(int sms)
  * tiles instead of 2 rounds of 24, the second nearly empty. The constants were set for 32-deep
  * K tiles (the partial tile then cost ~1.3 of them) and measured there; kept with 64. */
 #define SPLIT_TILE_COST 1.3
-static int split_slices(long long tiles, int K, int sms)
+static int split_slices(long long tiles, int K, int bk, int sms)
 {
-    const long long k_tiles = (K - 1) / BK + 1;
+    const long long k_tiles = (K - 1) / bk + 1;
     if (tiles >= 2LL * sms)
         return 1;
     int best = 1;
@@ -494,7 +506,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int vb = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
     /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
-    int slices = split_slices(tiles, K, f.sms);
+    const int bk = f.deep ? BK_DEEP : BK_LOW;
+    int slices = split_slices(tiles, K, bk, f.sms);
     float *work = NULL;
     if (slices > 1) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
@@ -504,7 +517,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
         slices = work ? slices : 1;
     }
-    kernels[va][vb]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES, stream>>>(
+    kernels[f.deep][va][vb]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES(bk), stream>>>(
         M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
     if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
         sgemm_trace(15, "whole", M, N, K, tiles, 1);
