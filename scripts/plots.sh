@@ -9,7 +9,11 @@
 # Writes, as PNG (pngcairo) and SVG, into OUTDIR:
 #   gflops          GFLOP/s against size: every rung, cuBLAS and the measured FFMA peak
 #   ladder          each rung's ratio to cuBLAS at LADDER_SIZE, as bars
-#   last_vs_cublas  the last rung's ratio to cuBLAS against size
+#   last_vs_cublas  the last rung's ratio to cuBLAS against size (the last of Part I, the
+#                   FFMA ladder, when the CSV has it; so for clock_power and precision)
+#   part2           when the CSV has Part II's rungs (from PART2_FIRST): their ratio to
+#                   cuBLAS SGEMM against size, with cuBLAS TF32 and 3xTF32 from cuBLAS as
+#                   reference lines when anchors.csv lies beside the CSV
 #   clock_power     SM clock and board power against size for the last rung and
 #                   cuBLAS, and GFLOP/s per watt
 #   precision       the largest error against FP64 (in u = 2^-24 of |A||B|) against size,
@@ -36,6 +40,7 @@ readonly ROOT
 readonly PLOT_DIR=$ROOT/plots
 readonly PLOT_W=1280 PLOT_H=800
 readonly PLOTS="gflops ladder last_vs_cublas clock_power precision"
+readonly PART2_FIRST=15 # rungs from here on are Part II (tensor cores): plotted apart
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
 # shellcheck source=lib/gnuplot.sh
@@ -72,11 +77,13 @@ prepare_data() {
 
     # 2. one series file per rung, cuBLAS per size (mean over the rungs' processes),
     #    the ladder at one size, and the last rung's ratio and telemetry.
-    awk -v dir="$dir" -v want="$ladder_size" '
-        { step[$1] = $13; last = ($1 > last) ? $1 : last; size[$2] = 1
+    awk -v dir="$dir" -v want="$ladder_size" -v part2="$PART2_FIRST" '
+        { step[$1] = $13; size[$2] = 1
+          if ($1 < part2) last = ($1 > last) ? $1 : last; else top = ($1 > top) ? $1 : top
           cb_sum[$2] += $4; cb_n[$2]++ }
         { all[NR] = $0 }
         END {
+            if (last == "") last = top # Part II alone: its last rung
             ls = (want in size) ? want : 0
             if (!ls) { for (s in size) if (s + 0 > ls) ls = s + 0
                        printf "plots.sh: no point at %d, the ladder uses %d\n", want, ls > "/dev/stderr" }
@@ -89,6 +96,13 @@ prepare_data() {
                 print f[2], f[3] > file
                 if (f[2] == ls)
                     printf "%d \"%02d %s\" %s %d\n", f[1], f[1], f[13], f[5], f[6] > (dir "/ladder.dat")
+                if (f[1] >= part2) { # Part II: the ratio to cuBLAS SGEMM, a file per rung
+                    p2 = sprintf("%s/p%02d.dat", dir, f[1])
+                    if (!(p2 in p2_started)) { p2_started[p2] = 1
+                        printf "size \"rung %02d %s\"\n", f[1], f[13] > p2
+                        p2_files = p2_files " " p2; p2_steps = p2_steps " " f[1] }
+                    print f[2], f[5] > p2
+                }
                 if (f[1] == last) {
                     print f[2], f[5], f[3], f[4], f[7], f[8], f[9], f[10], f[11], f[12], f[14], f[15], f[16] > (dir "/last.dat")
                     for (c = 7; c <= 10; c++) if (f[c] != "NaN") seen[c] = 1
@@ -103,7 +117,23 @@ prepare_data() {
             if (tel && clk_hi - clk_lo < 100) { mid = (clk_hi + clk_lo) / 2; clk_lo = mid - 50; clk_hi = mid + 50 }
             printf "series %s\nsteps %s\nlast_step %d\nlast_slug %s\nladder_size %d\nhas_tel %d\nclock_lo %d\nclock_hi %d\n", \
                 substr(series, 2), substr(steps, 2), last, step[last], ls, tel, clk_lo - 20, clk_hi + 20 > (dir "/vars.txt")
+            printf "part2_files %s\npart2_steps %s\n", substr(p2_files, 2), substr(p2_steps, 2) > (dir "/vars.txt")
         }' "$dir/points.txt"
+}
+
+# prepare_anchors CSV DIR: DIR/anchors.dat (size tf32_ratio x3_ratio, square rows, the mean
+# per size) from the anchors.csv beside CSV; prints 1 when there is one, else 0.
+prepare_anchors() {
+    local anchors
+    anchors=$(dirname "$1")/anchors.csv
+    if [[ ! -s $anchors ]]; then
+        echo 0
+        return
+    fi
+    awk -F, 'NR > 1 && $3 == $4 && $4 == $5 { t[$3] += $10; x[$3] += $14; n[$3]++ }
+        END { for (s in n) printf "%d %.4f %.4f\n", s, t[s] / n[s], x[s] / n[s] }' "$anchors" |
+        sort -n >"$2/anchors.dat"
+    if [[ -s $2/anchors.dat ]]; then echo 1; else echo 0; fi
 }
 
 # gp_string S: S as a gnuplot single-quoted string.
@@ -241,15 +271,25 @@ plot_csv() {
     prepare_data "$csv" "$data" "${LADDER_SIZE:-4096}"
     subtitle=$(subtitle_of "$csv")
     vars=$(bench_vars "$data")
+    local plots=$PLOTS p2_files
+    p2_files=$(var "$data" part2_files)
+    if [[ -n $p2_files ]]; then # Part II's rungs, apart, with the anchors when measured
+        plots="$plots part2"
+        vars="$vars; part2_files=$(gp_string "$p2_files")"
+        vars="$vars; part2_steps=$(gp_string "$(var "$data" part2_steps)")"
+        vars="$vars; has_anchors=$(prepare_anchors "$csv" "$data")"
+    else
+        rm -f "$outdir"/part2.png "$outdir"/part2.svg
+    fi
 
-    for name in $PLOTS; do
+    for name in $plots; do
         for fmt in png svg; do
             render "$name" "$fmt" "$data" "$outdir" "$subtitle" "$vars"
         done
     done
     rm -rf "$data"
     trap - EXIT
-    echo "plots.sh: $csv -> $outdir/{${PLOTS// /,}}.{png,svg}"
+    echo "plots.sh: $csv -> $outdir/{${plots// /,}}.{png,svg}"
     if [[ -e $(dirname "$csv")/shapes.csv ]]; then
         plot_shapes "$(dirname "$csv")/shapes.csv" "$outdir"
     fi

@@ -100,6 +100,30 @@ test_plots_render() {
     check_file_contains "shapes.svg: the cuBLAS line" "$out/shapes.svg" "cuBLAS = 1.0"
 }
 
+# Part II (rungs from 15): its own plot, with the anchors as reference lines when anchors.csv
+# lies beside the CSV; the last-rung plots keep the last rung of Part I.
+test_part2_plot() {
+    local tmp=$1 log rc
+    mkdir -p "$tmp/part2"
+    { cat "$FIXTURE"; awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == 11 { $3 = 15; $4 = "tf32x3_mma"; print }' "$FIXTURE"; } \
+        >"$tmp/part2/bench.csv"
+    check "no Part II in the fixture: no part2 plot" test ! -e "$tmp/out/part2.png"
+    run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/plots.sh" "$tmp/part2/bench.csv"
+    check_exit "plots.sh with a Part II rung" 0 "$rc"
+    check_file_contains "part2.svg has rung 15" "$tmp/part2/part2.svg" "rung 15 tf32x3_mma"
+    check_not_contains "part2.svg: no anchors without anchors.csv" "$(cat "$tmp/part2/part2.svg")" "cuBLAS TF32"
+    check_file_contains "last_vs_cublas.svg keeps Part I's last rung" "$tmp/part2/last_vs_cublas.svg" "11 warptile_db"
+    printf '%s\n' "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms" \
+        "NVIDIA H100 80GB HBM3,90,1024,1024,1024,34000.0,4.6,5.7e-07,70000.0,2.0588,400.0,2.5e-04,60000.0,1.7647,12.0,8.0e-06" \
+        "NVIDIA H100 80GB HBM3,90,4096,4096,4096,52000.0,6.0,1.1e-06,118000.0,2.2692,475.0,2.6e-04,117000.0,2.2500,15.8,9.6e-06" \
+        >"$tmp/part2/anchors.csv"
+    run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/plots.sh" "$tmp/part2/bench.csv"
+    check_exit "plots.sh with anchors.csv" 0 "$rc"
+    check_file_contains "part2.svg: the TF32 reference" "$tmp/part2/part2.svg" "cuBLAS TF32 (one TF32 product"
+    check_file_contains "part2.svg: the composed reference" "$tmp/part2/part2.svg" "3xTF32 composed from three cuBLAS TF32 calls"
+    check_contains "part2 among the plots written" "$log" "precision,part2}.{png,svg}"
+}
+
 # The shapes plot: only with a shapes.csv, labels without shapes.txt, one rung, refusals.
 test_shapes_plot() {
     local tmp=$1 log rc
@@ -225,6 +249,7 @@ main() {
     test_plots_render "$tmp/out"
     test_plot_options "$tmp"
     test_shapes_plot "$tmp"
+    test_part2_plot "$tmp"
     test_readme_table "$tmp"
     finish
 }
