@@ -13,8 +13,10 @@
  *     x = big + small,   big = tf32(x),   small = x - big   (|small| <= 2^-11 |x|)
  *     a b = a_big b_big + a_big b_small + a_small b_big + a_small b_small
  *
- *   The last term is below 2^-22 |a b| and is dropped; small itself is rounded to TF32 again,
- *   another 2^-22. What is left is within a few u of the exact product, as FFMA's is.
+ *   The last term is below 2^-22 |a b| and is dropped; small itself reaches the tensor core
+ *   cut to TF32 (truncated: up to 2^-21 |x|). Each product is then off by up to ~2^-20 |a b|,
+ *   where FFMA's is exact, but the errors take both signs and largely cancel in a sum: the
+ *   measured error of the whole product is below cuBLAS SGEMM's (see Measured).
  *
  * The split costs three integer and float instructions per element
  *   The tensor core reads the top 19 bits of each 32-bit operand (sign, exponent, 10 fraction
@@ -35,22 +37,26 @@
  *   done once per K tile instead of once per k8 step: the three products of the eight k8 steps
  *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
  *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
- *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.3 u at
- *   4096 (cuBLAS 5.9 u; 32-deep chunks: the same max, rms 3.1e-7 against 4.8e-7). The paper's
+ *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.34 u at
+ *   4096 (cuBLAS 6.66 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's
  *   way (FADD per k8 step, the small terms in a second tensor-core accumulator): 2.1 u, and
  *   eight times the FADDs.
  *
  * Inf, NaN and the tail of the float range
  *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
- *   the cross terms turn an Inf that SGEMM returns into NaN. A finite x within 2^-11 of
- *   FLT_MAX rounds up to an Inf big part. Both leave a non-finite element in acc, and so does
+ *   the cross terms turn an Inf that SGEMM returns into NaN. A finite x within 2^-12 of
+ *   FLT_MAX rounds up to an Inf big part (and a NaN whose payload carries into the sign bit
+ *   becomes a -0 big part, its small part NaN). Both leave a non-finite element in acc, and so does
  *   every input that makes SGEMM's answer Inf or NaN. So the epilogue recomputes any element
  *   whose sum is not finite with a sequential FP32 loop over its row of A and column of B:
- *   exactly the answer of the simplest SGEMM, at no cost when C is finite.
+ *   exactly the answer of the simplest SGEMM, at no cost when C is finite (and at the speed
+ *   of rung 1 when all of C is Inf or NaN).
  *
  * The other traps
- *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so fragments are
- *   read with plain LDS from rows padded for conflict-free access. The small part of an x below
+ *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
+ *   (K x N in shared memory, K-major in the mma) are read with plain LDS from rows padded for
+ *   conflict-free access, and A's the same way (ldmatrix without .trans could serve A: not
+ *   tried here). The small part of an x below
  *   ~2^-115 is subnormal and may be lost: an error below 2^-126 |b| per term, far under u of
  *   any sum that is not itself that tiny.
  *
@@ -69,16 +75,17 @@
  *   recomputes a sum that is not finite, as above).
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
- *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split and the FADDs take
- *   issue slots beside the mma, so ~1.1x.
+ *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (with cvt.rna: nine
+ *   instructions an element) and the FADDs take issue slots beside the mma: near 1.0x.
  *
  * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM in the same process): 1.144 / 1.207 /
  *   1.222 / 1.249 at 1024 / 2048 / 4096 / 8192, 39-66 TFLOP/s; error against FP64 1.18-1.78 u
  *   where cuBLAS has 4.6-6.7 u (rms 4.6-5.0e-7 against 0.6-1.6e-6); 1536: 1.022 (144 tiles on
- *   132 SMs, split 3 ways). With 32-deep tiles: 1.15-1.20x at 1024-8192, 1.02-1.33x every 256
- *   from 1024 to 8192, the shape set 1.075-1.347 wherever K >= 1024 (0.900 at 4096x4096x128),
- *   exponents spread over 2^-30..2^30 15.9 u (cuBLAS 31.2 u). TF32 alone (big x big only):
- *   2.245x and 475.7 u. 202-203 registers (sm_90), 0 spills.
+ *   132 SMs, split 3 ways). With 32-deep tiles: 1.15-1.20x at 1024-8192; every 256 from 1024
+ *   to 8192 1.02-1.33x but 1536 (0.860 before the split by rounds); the shape set 1.10-1.34
+ *   wherever K >= 1024 (0.90 at 4096x4096x128); exponents spread over 2^-30..2^30 15.9 u
+ *   (cuBLAS 31.2 u). TF32 alone (big x big only): 2.245x and 475.7 u. 202-203 registers
+ *   (sm_90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -146,19 +153,19 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
                                                  int K, int m0, int n0, int k0)
 {
     const int tid = threadIdx.x;
-    if (VA) { /* 16-byte copies: this thread's segment c4 of rows r0, r0 + 16, ..., r0 + 112;
+    if (VA) { /* 16-byte copies (BK 64): segment c4 of rows r0, r0 + 16, ..., r0 + 112;
                * from one clamped base by 32-bit offsets, as the 4-byte copies below */
         const int c4 = tid % (BK / 4), r0 = tid / (BK / 4), step = THREADS / (BK / 4);
         const int gk = k0 + 4 * c4, rows_left = M - m0 - r0, k_in = gk < K;
         const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + (k_in ? gk : 0);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD(BK) + 4 * c4);
 #pragma unroll
-        for (int i = 0; i < BM / step; ++i) { /* 8 */
+        for (int i = 0; i < BM / step; ++i) { /* 8 (BK 64), 4 (BK 32) */
             const int ok = k_in && i * step < rows_left;
             cp_async_16(dst + 4u * (unsigned)(i * step * A_LD(BK)),
                         base + (ok ? i * step * lda : 0), ok);
         }
-    } else { /* 4-byte copies: this thread's column c of rows r0, r0 + 4, ..., r0 + 124 */
+    } else { /* 4-byte copies (BK 64): column c of rows r0, r0 + 4, ..., r0 + 124 */
         /* From one base, clamped into A, by 32-bit offsets (A spans <= INT_MAX floats); a copy
          * outside M or K takes offset 0 and reads nothing: one select per copy, no 64-bit
          * pointer arithmetic. */
@@ -167,30 +174,30 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
         const float *base = A + (size_t)min(m0 + r0, M - 1) * lda + min(gk, K - 1);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(a_tile + r0 * A_LD(BK) + c);
 #pragma unroll
-        for (int i = 0; i < BM / step; ++i) { /* 32 */
+        for (int i = 0; i < BM / step; ++i) { /* 32 (BK 64), 16 (BK 32) */
             const int ok = k_in && i * step < rows_left;
             cp_async_4(dst + 4u * (unsigned)(i * step * A_LD(BK)),
                        base + (ok ? i * step * lda : 0), ok ? 4 : 0);
         }
     }
-    if (VB) { /* 16-byte copies: segment c4 of K rows r0, r0 + 8, ..., r0 + 56 */
+    if (VB) { /* 16-byte copies (BK 64): segment c4 of K rows r0, r0 + 8, ..., r0 + 56 */
         const int c4 = tid % (BN / 4), r0 = tid / (BN / 4), step = THREADS / (BN / 4);
         const int gc = n0 + 4 * c4, rows_left = K - k0 - r0, n_in = gc < N;
         const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + (n_in ? gc : 0);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + 4 * c4);
 #pragma unroll
-        for (int i = 0; i < BK / step; ++i) { /* 8 */
+        for (int i = 0; i < BK / step; ++i) { /* 8 (BK 64), 4 (BK 32) */
             const int ok = n_in && i * step < rows_left;
             cp_async_16(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
                         ok);
         }
-    } else { /* 4-byte copies: this thread's column c of K rows r0, r0 + 2, ..., r0 + 62 */
+    } else { /* 4-byte copies (BK 64): column c of K rows r0, r0 + 2, ..., r0 + 62 */
         const int c = tid % BN, r0 = tid / BN, step = THREADS / BN;
         const int gc = n0 + c, rows_left = K - k0 - r0, n_in = gc < N;
         const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + min(gc, N - 1);
         const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + c);
 #pragma unroll
-        for (int i = 0; i < BK / step; ++i) { /* 32 */
+        for (int i = 0; i < BK / step; ++i) { /* 32 (BK 64), 16 (BK 32) */
             const int ok = n_in && i * step < rows_left;
             cp_async_4(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
                        ok ? 4 : 0);
@@ -279,7 +286,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int all_k_tiles = (K - 1) / BK + 1;
     const int kt0 = (int)((long long)slice * all_k_tiles / slices);
     const int k_tiles = (int)((long long)(slice + 1) * all_k_tiles / slices) - kt0;
-    /* STAGES - 1 tiles in flight before the loop, one commit group each (empty past K). */
+    /* STAGES - 1 tiles in flight before the loop, one commit group each (empty past the
+     * slice). */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < k_tiles)
