@@ -49,8 +49,8 @@
  *   becomes a -0 big part, its small part NaN). Both leave a non-finite element in acc, and so does
  *   every input that makes SGEMM's answer Inf or NaN. So the epilogue recomputes any element
  *   whose sum is not finite with a sequential FP32 loop over its row of A and column of B:
- *   exactly the answer of the simplest SGEMM, at no cost when C is finite (and at the speed
- *   of rung 1 when all of C is Inf or NaN).
+ *   exactly the answer of the simplest SGEMM, at no cost when C is finite (when all of C is
+ *   Inf or NaN, a K-long loop per element as in rung 1: not timed).
  *
  * The other traps
  *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
@@ -111,7 +111,8 @@
 #define NI      (WN / 8)                 /* 4 along N */
 /* Padded rows, so that a warp's fragment loads hit 32 different banks: lane (g, t) = (lane / 4,
  * lane % 4) reads a_tile[g][t] (bank (bk + 4)g + t = 4g + t mod 32) and b_tile[t][g]
- * (136t + g = 8t + g mod 32). bk: the K tile's depth. */
+ * (136t + g = 8t + g mod 32). bk: the K tile's depth. (Derived from the addresses; the bank
+ * conflicts were not counted with Nsight Compute.) */
 #define A_LD(bk)    ((bk) + 4)
 #define B_LD        (BN + 8)
 #define A_STAGE(bk) (BM * A_LD(bk)) /* a_tile[BM][A_LD]: A as stored, row-major */
