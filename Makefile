@@ -72,7 +72,7 @@ HARNESS_SRCS := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_OBJS := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRCS))
 COMMON_OBJS  := $(BUILD)/common/sgemm_common.o $(BUILD)/common/sgemm_workspace.o
 # The host tests link only the parts that need no GPU.
-PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o)
+PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o split.o)
 
 # step=N (1 or 01) selects one rung; step=cublas is accepted by `profile`.
 ifdef step

@@ -325,6 +325,10 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
                 o->inputs = FILL_SPREAD;
             else
                 return fail(err, errlen, "--inputs '%s': expected uniform or spread", v);
+        } else if (strcmp(a, "--anchors") == 0) {
+            if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')
+                return fail(err, errlen, "--anchors needs a file name (its CSV rows)");
+            o->anchors_csv = v;
         } else if (strcmp(a, "--csv") == 0) {
             if (!(v = value_of(argc, argv, &i)) || v[0] == '\0')
                 return fail(err, errlen, "--csv needs a file name");
@@ -373,6 +377,8 @@ void print_usage(const char *prog, void *file)
             "                         gate measure: uniform in [-1, 1) (default) or spread (random\n"
             "                         sign and significand, exponents 2^-30..2^30)\n"
             "  --csv FILE             append one CSV row per measured point\n"
+            "  --anchors FILE         also time cuBLAS TF32 and 3xTF32 composed from cuBLAS at each\n"
+            "                         point (Part II's references), one CSV row per point to FILE\n"
             "  --device N             CUDA device to use (default 0)\n"
             "  --quiet                no table on stdout\n"
             "  --help                 this text\n"

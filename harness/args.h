@@ -25,6 +25,7 @@ struct options {
     int device;        /* CUDA device ordinal */
     int quiet;         /* no table on stdout */
     int inputs;        /* the timed inputs: FILL_UNIFORM (default) or FILL_SPREAD (fill.h) */
+    const char *anchors_csv; /* --anchors: time cuBLAS TF32 and 3xTF32 too, rows here */
 };
 
 enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };

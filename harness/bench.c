@@ -37,7 +37,7 @@ static cudaError_t run_cublas(void *p, cudaStream_t stream)
     return cudaSuccess;
 }
 
-size_t bench_bytes_needed(const struct shape *s)
+size_t bench_bytes_needed(const struct shape *s, int anchors)
 {
     const size_t mk = (size_t)s->m * s->lda, kn = (size_t)s->k * s->ldb;
     const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
@@ -45,7 +45,9 @@ size_t bench_bytes_needed(const struct shape *s)
      * FP64 reference: the larger of the two */
     const size_t floats = sizeof(float) * (mk + kn + 2 * mn);
     const size_t doubles = sizeof(double) * (mk + kn + tight_mn);
-    return floats > doubles ? floats : doubles;
+    const size_t most = floats > doubles ? floats : doubles;
+    const size_t extra = anchors ? anchors_bytes(s->m, s->n, s->k, s->lda, s->ldb, s->ldc) : 0;
+    return extra > most ? extra : most;
 }
 
 static void *host_alloc(size_t count, size_t size)
@@ -126,6 +128,7 @@ static void to_device_double(double *dev, double *staging, const float *host, si
  */
 static void verify_timed(cublasHandle_t h, const struct shape *s, const float *ha,
                          const float *hb, const float *c, const float *ref,
+                         const struct anchor *tf32, const struct anchor *x3,
                          struct point_result *res)
 {
     const int m = s->m, n = s->n, k = s->k, lda = s->lda, ldb = s->ldb, ldc = s->ldc;
@@ -162,6 +165,10 @@ static void verify_timed(cublasHandle_t h, const struct shape *s, const float *h
 
     precision_measure(m, n, c, ldc, c64, abs_ab, &res->err);
     precision_measure(m, n, ref, ldc, c64, abs_ab, &res->cublas_err);
+    if (tf32 && x3) {
+        precision_measure(m, n, tf32->c, ldc, c64, abs_ab, &res->tf32_err);
+        precision_measure(m, n, x3->c, ldc, c64, abs_ab, &res->x3_err);
+    }
     const int samples = precision_samples(m, n, k);
     const int wi = res->err.worst_i, wj = res->err.worst_j; /* the rung's worst, sampled too */
     precision_sequential(m, n, k, ha, lda, hb, ldb, c64, abs_ab, samples, wi, wj, &res->seq_err);
@@ -271,7 +278,20 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     gpu_free(db);
     gpu_free(dc);
     gpu_free(dref);
-    verify_timed(h, s, ha, hb, c, ref, res);
+    /* The references of Part II, in the memory the rung's buffers left. */
+    struct anchor tf32, x3;
+    memset(&tf32, 0, sizeof tf32);
+    memset(&x3, 0, sizeof x3);
+    if (o->anchors_csv) {
+        anchors_run(t, m, n, k, s->lda, s->ldb, s->ldc, ha, hb, reps, &tf32, &x3);
+        res->has_anchors = 1;
+        res->tf32 = tf32.t;
+        res->x3 = x3.t;
+    }
+    verify_timed(h, s, ha, hb, c, ref, o->anchors_csv ? &tf32 : NULL,
+                 o->anchors_csv ? &x3 : NULL, res);
+    free(tf32.c);
+    free(x3.c);
 
     free(c);
     free(ref);

@@ -5,14 +5,16 @@
 #include <cublas_v2.h>
 
 #include "../common/step.h"
+#include "anchors.h"
 #include "args.h"
 #include "fill.h"
 #include "report.h"
 #include "telemetry.h"
 #include "timing.h"
 
-/* Device bytes one timed point of this shape needs (operands, references, bound). */
-size_t bench_bytes_needed(const struct shape *s);
+/* Device bytes one timed point of this shape needs (operands, references, bound; with
+ * `anchors`, the buffers of harness/anchors.h when they need more). */
+size_t bench_bytes_needed(const struct shape *s, int anchors);
 
 /* Times the rung and cuBLAS on random inputs (o->inputs: uniform in [-1, 1), or exponents
  * spread over 2^-30..2^30; alpha 1, beta 0), then checks

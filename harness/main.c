@@ -43,7 +43,8 @@ static int check_fit(const struct options *o, const struct gpu_info *info, const
     const size_t flush = 2 * info->l2_bytes;
     for (int i = 0; i < o->nshapes; i++) {
         const struct shape *s = &o->shapes[i];
-        const size_t need = bench_bytes_needed(s) + flush + MEMORY_MARGIN;
+        const size_t need =
+            bench_bytes_needed(s, o->anchors_csv != NULL) + flush + MEMORY_MARGIN;
         if (need > info->free_bytes) {
             fprintf(stderr, "%s: M=%d N=%d K=%d needs %.2f GiB on the GPU, %s has %.2f GiB free\n",
                     prog, s->m, s->n, s->k, need / 1073741824.0, info->name,
@@ -107,9 +108,13 @@ int main(int argc, char **argv)
         struct telemetry *tel = telemetry_open(o.device);
         struct timer t;
         timer_init(&t, stream, info.l2_bytes, EVENT_CAPACITY);
-        FILE *csv = NULL;
+        FILE *csv = NULL, *anchors = NULL;
         if (o.csv && !(csv = fopen(o.csv, "a+"))) {
             fprintf(stderr, "%s: cannot open --csv %s for appending\n", prog, o.csv);
+            return EXIT_USAGE;
+        }
+        if (o.anchors_csv && !(anchors = fopen(o.anchors_csv, "a+"))) {
+            fprintf(stderr, "%s: cannot open --anchors %s for appending\n", prog, o.anchors_csv);
             return EXIT_USAGE;
         }
         if (!o.quiet && o.inputs == FILL_SPREAD)
@@ -123,7 +128,12 @@ int main(int argc, char **argv)
             failures += !(res.pass && res.exact_pass && res.precision_pass);
             if (!o.quiet) {
                 report_table_row(stdout, &res);
+                report_anchor_lines(stdout, &res);
                 fflush(stdout);
+            }
+            if (anchors && (report_anchors_row(anchors, &run, &res) != 0 || fflush(anchors))) {
+                fprintf(stderr, "%s: writing %s failed\n", prog, o.anchors_csv);
+                return EXIT_USAGE;
             }
             if (csv && report_csv_row(csv, &run, &res) != 0) {
                 fprintf(stderr, "%s: writing %s failed\n", prog, o.csv);
@@ -134,6 +144,10 @@ int main(int argc, char **argv)
         }
         if (csv && fclose(csv) != 0) {
             fprintf(stderr, "%s: closing %s failed\n", prog, o.csv);
+            return EXIT_USAGE;
+        }
+        if (anchors && fclose(anchors) != 0) {
+            fprintf(stderr, "%s: closing %s failed\n", prog, o.anchors_csv);
             return EXIT_USAGE;
         }
         timer_free(&t);

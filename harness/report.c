@@ -67,6 +67,47 @@ static void tel_fields(FILE *f, const struct telemetry_sample *t, int with_mem_a
     }
 }
 
+static const char anchors_header[] =
+    "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,"
+    "tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms\n";
+
+const char *report_anchors_header(void) { return anchors_header; }
+
+void report_anchor_lines(FILE *f, const struct point_result *p)
+{
+    if (!p->has_anchors)
+        return;
+    const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
+    const struct {
+        const char *name;
+        const struct stats *t;
+        const struct precision *e;
+    } rows[2] = {{"cuBLAS TF32      ", &p->tf32, &p->tf32_err},
+                 {"cuBLAS 3xTF32 (3)", &p->x3, &p->x3_err}};
+    for (int i = 0; i < 2; i++) {
+        const double g = gflops(p->m, p->n, p->k, rows[i].t->mean);
+        fprintf(f, "       %s %9.4f ms %9.1f GFLOP/s %6.3fx SGEMM  err %.2f u, rms %.1e\n",
+                rows[i].name, rows[i].t->mean, g, gc > 0 ? g / gc : 0.0, rows[i].e->max_u,
+                rows[i].e->rms);
+    }
+}
+
+int report_anchors_row(FILE *f, const struct run_info *info, const struct point_result *p)
+{
+    char dev[256];
+    csv_safe(info->device, dev, sizeof dev);
+    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
+        fputs(anchors_header, f);
+    const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
+    const double gt = gflops(p->m, p->n, p->k, p->tf32.mean);
+    const double gx = gflops(p->m, p->n, p->k, p->x3.mean);
+    fprintf(f, "%s,%d,%d,%d,%d,%.1f,%.4g,%.4g,%.1f,%.4f,%.4g,%.4g,%.1f,%.4f,%.4g,%.4g\n", dev,
+            info->cc, p->m, p->n, p->k, gc, p->cublas_err.max_u, p->cublas_err.rms, gt,
+            gc > 0 ? gt / gc : 0.0, p->tf32_err.max_u, p->tf32_err.rms, gx,
+            gc > 0 ? gx / gc : 0.0, p->x3_err.max_u, p->x3_err.rms);
+    return ferror(f) ? -1 : 0;
+}
+
 int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p)
 {
     char dev[256];

@@ -26,6 +26,9 @@ struct point_result {
     struct precision err, cublas_err, seq_err; /* against FP64: the rung, cuBLAS, a loop */
     int precision_pass; /* the precision gate (harness/precision.h) held */
     struct telemetry_sample tel_rung, tel_cublas;
+    int has_anchors;                   /* --anchors: the two below were measured */
+    struct stats tf32, x3;             /* cuBLAS TF32 and 3xTF32 composed from cuBLAS */
+    struct precision tf32_err, x3_err; /* their errors against FP64 */
 };
 
 void report_table_header(FILE *f, const struct run_info *info);
@@ -35,5 +38,13 @@ void report_table_row(FILE *f, const struct point_result *p);
 const char *report_csv_header(void);
 /* Appends one row; writes the header first when the file is empty. Returns 0 or -1. */
 int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p);
+
+/* With --anchors: two lines under the point's table row (cuBLAS TF32 and 3xTF32 from cuBLAS:
+ * GFLOP/s, the ratio to cuBLAS SGEMM, the errors against FP64). Nothing without anchors. */
+void report_anchor_lines(FILE *f, const struct point_result *p);
+/* The anchors CSV (--anchors FILE): its header line, exactly as documented in README.md, and
+ * one row per point (header first when the file is empty). Returns 0 or -1. */
+const char *report_anchors_header(void);
+int report_anchors_row(FILE *f, const struct run_info *info, const struct point_result *p);
 
 #endif

@@ -62,6 +62,18 @@ static void inputs_kind_is_parsed(void **state)
     assert_non_null(strstr(err, "--inputs needs"));
 }
 
+static void anchors_take_a_file(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(NULL), ARGS_OK);
+    assert_null(opts.anchors_csv);
+    assert_int_equal(parse("--anchors", "a.csv", "--sizes", "64", NULL), ARGS_OK);
+    assert_string_equal(opts.anchors_csv, "a.csv");
+    assert_int_equal(parse("--anchors", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "--anchors needs a file name"));
+    assert_int_equal(parse("--anchors", "", NULL), ARGS_ERROR);
+}
+
 static void sizes_and_mnk_accumulate(void **state)
 {
     (void)state;
@@ -446,6 +458,7 @@ int main(void)
         cmocka_unit_test(defaults_check_then_time_three_sizes),
         cmocka_unit_test(sizes_and_mnk_accumulate),
         cmocka_unit_test(inputs_kind_is_parsed),
+        cmocka_unit_test(anchors_take_a_file),
         cmocka_unit_test(sweep_is_inclusive),
         cmocka_unit_test(check_alone_does_not_time),
         cmocka_unit_test(no_time_verifies_given_shapes),

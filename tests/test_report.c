@@ -122,11 +122,53 @@ static void csv_writes_header_once_and_full_rows(void **state)
     assert_non_null(strstr(row1, ",0.8000,1.500e-07,"));
 }
 
+/* --anchors: two table lines, and an anchors CSV of its own (header once, 16 columns). */
+static void anchors_lines_and_rows(void **state)
+{
+    (void)state;
+    char out[4096];
+    struct point_result p = sample_point();
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    report_anchor_lines(f, &p); /* none measured: nothing */
+    slurp(f, out, sizeof out);
+    assert_string_equal(out, "");
+    p.has_anchors = 1;
+    p.tf32 = (struct stats){0.5, 0.5, 0.49, 0.51, 97};
+    p.x3 = (struct stats){1.0, 1.0, 0.99, 1.01, 97};
+    p.tf32_err = (struct precision){.max_u = 475.5, .rms = 2.6e-4};
+    p.x3_err = (struct precision){.max_u = 15.75, .rms = 9.6e-6};
+    report_anchor_lines(f, &p);
+    slurp(f, out, sizeof out);
+    fclose(f);
+    assert_int_equal(count_lines(out), 2);
+    assert_non_null(strstr(out, "cuBLAS TF32"));
+    assert_non_null(strstr(out, " 4.000x SGEMM  err 475.50 u"));   /* 2.0 ms against 0.5 */
+    assert_non_null(strstr(out, " 2.000x SGEMM  err 15.75 u, rms 9.6e-06"));
+
+    f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(report_anchors_row(f, &info, &p), 0);
+    assert_int_equal(report_anchors_row(f, &info, &p), 0);
+    slurp(f, out, sizeof out);
+    fclose(f);
+    const char *header = report_anchors_header();
+    assert_int_equal(strncmp(out, header, strlen(header)), 0);
+    assert_int_equal(count_lines(out), 3);
+    assert_int_equal(count_char(header, ','), 15);
+    const char *row = strchr(out, '\n') + 1;
+    assert_int_equal(count_char(row, ','), 15);
+    const char *want = "NVIDIA H100 80GB,90,4096,4096,4096,68719.5,2.5,1.1e-07,274877.9,4.0000,"
+                       "475.5,0.00026,137439.0,2.0000,15.75,9.6e-06\n";
+    assert_int_equal(strncmp(row, want, strlen(want)), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table_row_shows_speed_ratio_and_verdict),
         cmocka_unit_test(csv_writes_header_once_and_full_rows),
+        cmocka_unit_test(anchors_lines_and_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
