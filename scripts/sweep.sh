@@ -6,7 +6,8 @@
 # One process per rung (bin/stepNN --no-check --quiet --csv ... --sizes ... --budget ...),
 # the rows gathered into results/<gpu>/bench.csv (<gpu>: the device name, lowercase,
 # runs of other characters as '-'), the run described in results/<gpu>/sweep.log,
-# then `make plots` and `make readme-table`.
+# then `make plots` and `make readme-table`. Part II's rungs (from PART2_FIRST) also time
+# cuBLAS TF32 and 3xTF32 from cuBLAS at each size (--anchors): results/<gpu>/anchors.csv.
 #
 # The default sweep (square sizes up to 8192) must finish within 8 minutes on an H100/H200,
 # the shape set and the plots included.  Every point costs the rung's replays plus
@@ -61,6 +62,7 @@ source "$ROOT/scripts/lib/bench_csv.sh"
 
 readonly BIN_DIR=${BIN_DIR:-${BIN:-bin}}
 readonly RESULTS_DIR=${RESULTS_DIR:-results}
+readonly PART2_FIRST=15 # the first rung of Part II (tensor cores): shape set and anchors
 readonly STEPS_DIR=${STEPS_DIR:-steps}
 readonly DEVICE=${DEVICE:-0}
 readonly SLOW_RUNGS="1 2"
@@ -273,10 +275,25 @@ run_rung() {
     budget=$(plan_budget "$n")
     csv=$WORK/$(printf 'step%02d' "$n").csv
     log=$WORK/$(printf 'step%02d' "$n").log
+    local anchors=()
+    # Part II's rungs: cuBLAS TF32 and 3xTF32 from cuBLAS timed beside them (harness --anchors)
+    if ((10#$n >= PART2_FIRST)); then
+        anchors=(--anchors "$WORK/$(printf 'anchors%02d' "$n").csv")
+    fi
     "$bin" --no-check --quiet --device "$DEVICE" --budget "$budget" --power "${POWER:-0.1}" \
-        --sizes "$sizes" --csv "$csv" >"$log" 2>&1 &
+        --sizes "$sizes" --csv "$csv" ${anchors[@]+"${anchors[@]}"} >"$log" 2>&1 &
     CHILD_PID=$!
     follow "$csv" square_status "$plan" "$n" "$sizes"
+}
+
+# merge_anchors OUT_DIR: the anchors rows of the Part II rungs that ran (WORK/anchorsNN.csv,
+# one header) into OUT_DIR/anchors.csv; left as it is when none ran.
+merge_anchors() {
+    local files=("$WORK"/anchors[0-9][0-9].csv) f first=1
+    [[ -e ${files[0]} ]] || return 0
+    for f in "${files[@]}"; do
+        if ((first)); then cat "$f"; first=0; else tail -n +2 "$f"; fi
+    done >"$1/anchors.csv"
 }
 
 # merge OUT PREFIX: the header and the rows of every WORK/PREFIXnn.csv, in rung order.
@@ -310,7 +327,6 @@ check_shape_set() {
 # set, otherwise the highest-numbered one of each part of the ladder that ran (Part I, the
 # FFMA rungs, below PART2_FIRST; Part II, the tensor-core rungs, from it; a rung that exited
 # 77 did not run).
-readonly PART2_FIRST=15
 shape_rungs() {
     local n last1="" last2=""
     for n in $RUNG_LIST; do
@@ -453,6 +469,7 @@ main() {
     out_dir=$RESULTS_DIR/$(bench_slug "$gpu")
     mkdir -p "$out_dir"
     cp "$csv" "$out_dir/bench.csv"
+    merge_anchors "$out_dir"
     {
         cat "$WORK/sweep.log"
         echo "gpu state after: $(gpu_query clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu)"

@@ -49,9 +49,9 @@ SH
     cat >"$T/fake_step" <<'SH'
 #!/usr/bin/env bash
 echo "${0##*/} $*" >>"${0%/bin/*}/calls.log"
-n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0
+n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0 anchors=""
 while (($#)); do
-    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; esac
+    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; --anchors) anchors=$2; shift ;; esac
     shift
 done
 points=()
@@ -72,6 +72,10 @@ for p in "${points[@]}"; do
     [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision" >"$csv"
     cut=0; if ((${p%%,*} >= 4096)); then cut=1; fi
     echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0,PASS,2.5,1.1e-07,2.4,1.0e-07,3.0,1.2e-07,PASS" >>"$csv"
+    if [[ -n $anchors ]]; then
+        [[ -s $anchors ]] || echo "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms" >"$anchors"
+        echo "NVIDIA H100 80GB HBM3,90,$p,50000.0,5.5,1.1e-06,110000.0,2.2000,470.0,2.6e-04,100000.0,2.0000,15.0,9.6e-06" >>"$anchors"
+    fi
 done
 exit "$code"
 SH
@@ -203,6 +207,29 @@ test_sweep_plan() {
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="3 4" "$ROOT/scripts/sweep.sh"
     check_exit "plan: STEPS" 0 "$rc"
     check "plan: the two highest of STEPS every 256" test "$(rows_of "$csv" 3)" == 32
+}
+
+# Part II's rungs (from 15): the anchors beside them, anchors.csv; the shape set on the last
+# rung of each part.
+test_sweep_part2() {
+    local out rc dir=$T/results/$GPU_SLUG n n_default
+    n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
+    mkdir -p "$T/ladder15/bin"
+    for n in 01 02 15; do ln -sf ../../fake_step "$T/ladder15/bin/step$n"; done
+    printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/15_delta.cu"
+    rm -f "$dir/anchors.csv"
+    : >"$T/ladder15/calls.log" # the fake rungs log beside their bin/
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder15/bin" SWEEP_POST=0 SIZES=256,1024 "$ROOT/scripts/sweep.sh"
+    check_exit "part II: a ladder with rung 15" 0 "$rc"
+    check "part II: rung 15 with --anchors" test "$(grep -c -- '^step15 .*--sizes 256,1024 .*--anchors ' "$T/ladder15/calls.log")" == 1
+    check "part II: rung 02 without" test "$(grep -c -- '^step02 .*--anchors' "$T/ladder15/calls.log")" == 0
+    check "part II: rung 02 ran" test "$(grep -c -- '^step02 .*--sizes 256,1024' "$T/ladder15/calls.log")" == 1
+    check "part II: anchors.csv, one header and a row per size" test "$(wc -l <"$dir/anchors.csv")" == 3
+    check "part II: anchors.csv's header" test "$(head -n 1 "$dir/anchors.csv" | cut -d, -f9)" == tf32_gflops
+    check "part II: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
+    check "part II: and on rung 15" test "$(rows_of "$dir/shapes.csv" 15)" == "$n_default"
+    check "part II: not on rung 01" test "$(rows_of "$dir/shapes.csv" 1)" == 0
+    rm -f "$T/steps/15_delta.cu"
 }
 
 # in_dir DIR COMMAND...: COMMAND run from DIR.
@@ -501,6 +528,7 @@ main() {
     test_sweep_progress
     test_sweep_shapes
     test_sweep_plan
+    test_sweep_part2
     test_inspect_host
     test_inspect_gpu
     test_profile_table
