@@ -1,7 +1,7 @@
 /*
  * anchors.h - the tensor-core references Part II is read against (--anchors FILE), timed at
  * each point beside the rung and cuBLAS SGEMM, in the same process:
- *   cuBLAS TF32   cublasSgemm with CUBLAS_TF32_TENSOR_OP_MATH: one TF32 product per term,
+ *   cuBLAS TF32   cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32: one TF32 product per term,
  *                 the speed of the tensor cores and the error that makes it no SGEMM;
  *   cuBLAS 3xTF32 the error-compensated product composed from three such calls on operands
  *                 split on the host (big = x rounded to TF32, small = x - big):
@@ -20,9 +20,8 @@
 #include "timing.h"
 
 struct anchor {
-    struct stats t;        /* the timed replays */
-    struct precision err;  /* against FP64 (filled by the caller that has C64) */
-    float *c;              /* the product on the host, m x ldc (the caller frees it) */
+    struct stats t; /* the timed replays */
+    float *c;       /* the product on the host, m x ldc (the caller frees it) */
 };
 
 /* Device bytes anchors_run needs at this shape, beside nothing else (the rung's buffers are

@@ -348,6 +348,10 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
     if (!gave_shapes && o->time)
         if (add_squares(o, default_sizes, 3, err, errlen) != ARGS_OK)
             return ARGS_ERROR;
+    if (o->anchors_csv && !o->time)
+        return fail(err, errlen, "--anchors times references beside the rung: not with --no-time");
+    if (o->anchors_csv && o->csv && strcmp(o->anchors_csv, o->csv) == 0)
+        return fail(err, errlen, "--anchors and --csv name the same file '%s'", o->csv);
     if (!o->time && !o->check && !gave_shapes)
         return fail(err, errlen, "nothing to do: --no-time and --no-check without "
                     "--sizes/--sweep/--mnk/--shapes");

@@ -287,13 +287,19 @@ run_rung() {
 }
 
 # merge_anchors OUT_DIR: the anchors rows of the Part II rungs that ran (WORK/anchorsNN.csv,
-# one header) into OUT_DIR/anchors.csv; left as it is when none ran.
+# one header) into OUT_DIR/anchors.csv; none ran: no anchors.csv (an earlier one would be
+# plotted beside this sweep's numbers).
 merge_anchors() {
-    local files=("$WORK"/anchors[0-9][0-9].csv) f first=1
-    [[ -e ${files[0]} ]] || return 0
-    for f in "${files[@]}"; do
-        if ((first)); then cat "$f"; first=0; else tail -n +2 "$f"; fi
-    done >"$1/anchors.csv"
+    local f header=""
+    rm -f "$1/anchors.csv"
+    for f in "$WORK"/anchors[0-9][0-9].csv; do
+        [[ -s $f ]] || continue # a rung that stopped before its first point
+        if [[ -z $header ]]; then
+            header=$(head -n 1 "$f")
+            echo "$header" >"$1/anchors.csv"
+        fi
+        tail -n +2 "$f" >>"$1/anchors.csv"
+    done
 }
 
 # merge OUT PREFIX: the header and the rows of every WORK/PREFIXnn.csv, in rung order.

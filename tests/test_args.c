@@ -72,6 +72,10 @@ static void anchors_take_a_file(void **state)
     assert_int_equal(parse("--anchors", NULL), ARGS_ERROR);
     assert_non_null(strstr(err, "--anchors needs a file name"));
     assert_int_equal(parse("--anchors", "", NULL), ARGS_ERROR);
+    assert_int_equal(parse("--anchors", "a.csv", "--no-time", "--sizes", "64", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "not with --no-time"));
+    assert_int_equal(parse("--anchors", "a.csv", "--csv", "a.csv", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "name the same file"));
 }
 
 static void sizes_and_mnk_accumulate(void **state)

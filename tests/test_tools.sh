@@ -66,6 +66,7 @@ else
     code_var=FAKE_EXIT_$n
 fi
 ((help)) && exit 0
+if [[ -n $anchors ]]; then : >>"$anchors"; fi # opened before the first point, as the harness does
 code=${!code_var:-0}
 if [[ $code == 77 ]]; then echo "${FAKE_77_TEXT:-${0##*/}: rung $n (fake) needs compute capability 9.0; device 0 (NVIDIA A100) is 8.0}" >&2; exit 77; fi
 for p in "${points[@]}"; do
@@ -229,6 +230,12 @@ test_sweep_part2() {
     check "part II: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
     check "part II: and on rung 15" test "$(rows_of "$dir/shapes.csv" 15)" == "$n_default"
     check "part II: not on rung 01" test "$(rows_of "$dir/shapes.csv" 1)" == 0
+    # rung 15 stops before its first point (77): its empty anchors file makes no anchors.csv,
+    # and the earlier one is gone (it would be plotted beside numbers it was not measured with)
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder15/bin" SWEEP_POST=0 SIZES=256 SHAPES=none \
+        FAKE_EXIT_15=77 "$ROOT/scripts/sweep.sh"
+    check_exit "part II: rung 15 skipped" 0 "$rc"
+    check "part II: no anchors.csv from an empty file, none left over" test ! -e "$dir/anchors.csv"
     rm -f "$T/steps/15_delta.cu"
 }
 
