@@ -6,8 +6,6 @@
 #include "gpu.h"
 #include "split.h"
 
-#define WARMUP_RUNS 3
-
 /* C := alpha A B + beta C, row-major, on TF32 tensor cores (the operand order of ref_sgemm:
  * cuBLAS computes the column-major C^T = B^T A^T). FAST_TF32 asks for TF32 explicitly; a
  * math mode would only allow it. */
@@ -67,7 +65,7 @@ static float *upload_new(const float *host, size_t count)
 static void time_one(struct timer *t, gemm_fn fn, struct operands *o, int reps, size_t mn,
                      struct anchor *out)
 {
-    for (int i = 0; i < WARMUP_RUNS; i++)
+    for (int i = 0; i < TIMING_WARMUP_RUNS; i++)
         CUDA_CHECK(fn(o, t->stream));
     CUDA_CHECK(cudaStreamSynchronize(t->stream));
     float *ms = calloc((size_t)reps, sizeof *ms);

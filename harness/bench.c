@@ -11,7 +11,6 @@
 #include "precision.h"
 #include "verify.h"
 
-#define WARMUP_RUNS 3
 
 struct gemm_ctx {
     const struct step *st;
@@ -239,7 +238,7 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     upload(db, hb, kn);
 
     /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
-    for (int i = 0; i < WARMUP_RUNS; i++) {
+    for (int i = 0; i < TIMING_WARMUP_RUNS; i++) {
         CUDA_CHECK(run_rung(&rung, t->stream));
         CUDA_CHECK(run_cublas(&blas, t->stream));
     }

@@ -290,22 +290,21 @@ run_rung() {
 # one header) into OUT_DIR/anchors.csv; none ran: no anchors.csv (an earlier one would be
 # plotted beside this sweep's numbers).
 merge_anchors() {
-    local f header=""
+    local f
     rm -f "$1/anchors.csv"
     for f in "$WORK"/anchors[0-9][0-9].csv; do
-        [[ -s $f ]] || continue # a rung that stopped before its first point
-        if [[ -z $header ]]; then
-            header=$(head -n 1 "$f")
-            echo "$header" >"$1/anchors.csv"
+        if [[ -s $f ]]; then # a rung that stopped before its first point leaves it empty
+            merge "$1/anchors.csv" anchors "$ANCHORS_CSV_HEADER"
+            return 0
         fi
-        tail -n +2 "$f" >>"$1/anchors.csv"
     done
 }
 
-# merge OUT PREFIX: the header and the rows of every WORK/PREFIXnn.csv, in rung order.
+# merge OUT PREFIX [HEADER]: HEADER (bench.csv's by default) and the rows of every
+# WORK/PREFIXnn.csv, in rung order.
 merge() {
     local out=$1 prefix=$2 f
-    echo "$BENCH_CSV_HEADER" >"$out"
+    echo "${3:-$BENCH_CSV_HEADER}" >"$out"
     for f in "$WORK/$prefix"[0-9][0-9].csv; do
         [[ -s $f ]] && awk 'NR > 1 && NF' "$f" >>"$out"
     done

@@ -5,6 +5,8 @@
 # an empty or misread file.
 
 BENCH_CSV_HEADER='device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision'
+# The anchors CSV (harness --anchors, harness/report.c), as README.md documents it.
+ANCHORS_CSV_HEADER='device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms'
 BENCH_CSV_FIELDS=36
 
 # bench_csv_check FILE: 0 if FILE is a well-formed bench CSV with at least one
