@@ -36,9 +36,11 @@ void fill_matrix(float *m, int rows, int cols, int ld, int kind, struct rng *r);
 
 /* Plants values that are not finite into a filled rows x cols matrix, at fixed places that
  * depend on which operand it is (0: A, 1: B). A: +Inf at (0, 0), -Inf at the middle, NaN at
- * (rows/3, cols/3) (inside: a NaN row of C at the last row would hide that edge). B: a zero at (0, 1) (so Inf x 0 = NaN with A's +Inf), -Inf at (0, cols/2),
- * +Inf at (rows-1, 0). Every C element then holds +Inf, -Inf, NaN or a finite value that
- * does not depend on the order of the sum, so a rung must match cuBLAS class for class. */
+ * (rows/3, cols/3) (inside: a NaN row of C at the last row would hide that edge). B: a zero
+ * at (0, 1) (so Inf x 0 = NaN with A's +Inf), -Inf at (0, cols/2), +Inf at (rows-1, 0), and a
+ * NaN with every payload bit set (0x7fffffff) at (2 rows/3, cols/3). Every C element then
+ * holds +Inf, -Inf, NaN or a finite value that does not depend on the order of the sum, so a
+ * rung must match cuBLAS class for class. */
 void plant_not_finite(float *m, int rows, int cols, int ld, int which);
 
 #endif

@@ -193,6 +193,9 @@ static void planted_values_give_every_class(void **state)
     fill_matrix(b, PK, PN, PN, 1, &r);
     plant_not_finite(a, PM, PK, PK, 0);
     plant_not_finite(b, PK, PN, PN, 1);
+    uint32_t payload; /* B's NaN with every payload bit set, at (2 PK / 3, PN / 3) */
+    memcpy(&payload, &b[(2 * PK / 3) * PN + PN / 3], sizeof payload);
+    assert_int_equal(payload, 0x7fffffffu);
     int pos_inf = 0, neg_inf = 0, nan = 0, finite = 0;
     for (int i = 0; i < PM; i++) {
         for (int j = 0; j < PN; j++) {
