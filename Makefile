@@ -10,24 +10,25 @@ comma := ,
 
 # ---- target architecture: the GPU's own, ARCH=sm_XY, or a spread when there is no GPU
 # nvidia-smi's compute_cap counts only when it is a number ("9.0" -> 90); anything else it
-# prints (an error, "[N/A]") means no GPU here.
+# prints (an error, "[N/A]") means no GPU here. Hopper (9.0) builds sm_90a, sm_90 with its
+# architecture-specific instructions (wgmma, setmaxnreg: rung 16); such code runs on 9.0 only.
 ifeq ($(origin ARCH),undefined)
   GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' \r' | grep -xE '[0-9]+\.[0-9]+' | tr -d .)
   ifneq ($(GPU_CC),)
-    ARCH := sm_$(GPU_CC)
+    ARCH := sm_$(GPU_CC)$(if $(filter 90,$(GPU_CC)),a)
   endif
 endif
 # Without a GPU, a spread of architectures: whichever of these the installed nvcc can build
 # (CUDA 13 dropped sm_70, Volta), plus PTX for the newest, which the driver compiles for GPUs
-# newer than any of them.
+# newer than any of them. Hopper's cubin is sm_90a (above); the PTX stays compute_90.
 override NOGPU_ARCHS = $(strip $(foreach a,70 75 80 86 89 90,$(if $(filter sm_$(a),$(NVCC_CODES)),$(a))))
 override NVCC_CODES  = $(shell $(NVCC) --list-gpu-code 2>/dev/null)
 ifdef ARCH
   override ARCH_LIST := $(subst sm_,,$(ARCH))
   override PTX_ARCH  :=
 else
-  override ARCH_LIST := $(NOGPU_ARCHS)
-  override PTX_ARCH  := $(lastword $(ARCH_LIST))
+  override ARCH_LIST := $(patsubst 90,90a,$(NOGPU_ARCHS))
+  override PTX_ARCH  := $(lastword $(NOGPU_ARCHS))
 endif
 override GENCODE := $(foreach a,$(ARCH_LIST),-gencode arch=compute_$(a),code=sm_$(a)) \
            $(if $(PTX_ARCH),-gencode arch=compute_$(PTX_ARCH)$(comma)code=compute_$(PTX_ARCH))
@@ -234,7 +235,7 @@ help:
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
 	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
-	@echo "  make step=N run        build rung N (1..15), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
+	@echo "  make step=N run        build rung N (1..16), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
 	@echo "  make all               build every rung (and the launch-contract tests)"
 	@echo "  make step=N diff       what rung N changes from rung N-1"
@@ -249,7 +250,7 @@ help:
 	@echo ""
 	@echo "  variables:"
 	@echo "    ARCH=sm_86         one architecture (default: the GPU's; without a GPU, with this nvcc:"
-	@echo "                       $(if $(NOGPU_ARCHS),$(patsubst %,sm_%,$(NOGPU_ARCHS)) and PTX for compute_$(lastword $(NOGPU_ARCHS)),none: no nvcc at $(NVCC)))"
+	@echo "                       $(if $(NOGPU_ARCHS),$(patsubst %,sm_%,$(patsubst 90,90a,$(NOGPU_ARCHS))) and PTX for compute_$(lastword $(NOGPU_ARCHS)),none: no nvcc at $(NVCC)))"
 	@echo "    NVCCFLAGS, CFLAGS  added to the flags the build needs (architectures, ptxas -v -warn-spills,"
 	@echo "                       -std, warnings), which stay; defaults: $(NVCCFLAGS_DEFAULT), $(CFLAGS_DEFAULT)"
 	@echo "    LDLIBS             added to the libraries the rungs link; CUDA_HOME, NVCC, ARGS"

@@ -32,7 +32,7 @@ typedef cudaError_t (*sgemm_launch_fn)(int M, int N, int K, float alpha,
                                        float beta, float *C, int ldc, cudaStream_t stream);
 
 struct step {
-    int number;            /* 1..15 */
+    int number;            /* 1..16 */
     const char *slug;      /* "naive", "coalesced", ... */
     const char *title;     /* one line, for tables and plots */
     int min_cc;            /* lowest compute capability as 10*major+minor, 0 for any */

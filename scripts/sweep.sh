@@ -15,10 +15,10 @@
 # that grows with the size.  At a 0.4 s budget and a 0.15 s power run, 11 rungs at
 # 256..8192 step 256 took 491 s on an H200, so the per-kernel budget is 0.35 s and the
 # power run 0.1 s.  At those, a rung costs ~52 s for 32 sizes on an H100, and 13 rungs
-# took over 10 minutes; so only the two highest-numbered rungs of the run get every 256
+# took over 10 minutes; so only the last rung of each part of the ladder (FFMA, tensor cores) gets every 256
 # (256..8192). Every point also runs the exact check and the FP64 reference (~2 s of host work
 # at 8192): 14 rungs, the 12 lower ones at 10 sizes, took 9m10s on an H100 (2026-11-25), so
-# the rungs below the top two get 256, 512, 1024, 2048, 4096 and 8192 (the powers of two of
+# the other rungs get 256, 512, 1024, 2048, 4096 and 8192 (the powers of two of
 # the README table), and the slow rungs 0.25 s (01: up to 4096).  Points whose replays the budget cut below the rule are listed
 # at the end (the CSV's cut_short column).
 #
@@ -134,11 +134,19 @@ is_slow() {
     [[ " $SLOW_RUNGS " == *" $1 "* ]]
 }
 
-# is_top N: rung N is one of the two highest-numbered rungs of this run (RUNG_LIST is sorted).
+# is_top N: rung N is the highest-numbered rung of its part of the ladder in this run (Part I
+# below PART2_FIRST, Part II from it; RUNG_LIST is sorted).
 is_top() {
-    local list
+    local list r last_ffma="" last_tc=""
     read -ra list <<<"$RUNG_LIST"
-    [[ $1 == "${list[-1]}" ]] || { ((${#list[@]} >= 2)) && [[ $1 == "${list[-2]}" ]]; }
+    for r in "${list[@]}"; do
+        if ((10#$r < PART2_FIRST)); then
+            last_ffma=$r
+        else
+            last_tc=$r
+        fi
+    done
+    [[ $1 == "$last_ffma" || $1 == "$last_tc" ]]
 }
 
 # plan_sizes N: the comma-separated sizes of rung N.
