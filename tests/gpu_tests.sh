@@ -4,7 +4,7 @@
 #   - compute-sanitizer memcheck, racecheck and synccheck clean on small odd shapes
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, bit-identical to sequential launches
-#   - every launch path taken (contract_NN paths): for the rungs with several (13-15), shapes
+#   - every launch path taken (contract_NN paths): for the rungs with several (13-16), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
 # GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
@@ -53,6 +53,8 @@ one_rung() {
   case "$name" in
     step1[34]*) shapes="$shapes --mnk 14848,512,1024" ;;
     step15*) shapes="$shapes --mnk 200,300,1000" ;;
+    # Rung 16: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999).
+    step16*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -130,7 +132,7 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads"
-  case "$name" in step1[3-5] | step1[3-5]-*) modes="capture capture-warm streams threads" ;; esac
+  case "$name" in step1[3-6] | step1[3-6]-*) modes="capture capture-warm streams threads" ;; esac
   for mode in $modes; do
     passed=""
     for shape in $shapes; do

@@ -1,0 +1,886 @@
+/*
+ * Rung 16 - 3xTF32 with wgmma and TMA: rung 15's arithmetic on Hopper's warpgroup tensor-core
+ * instructions, fed by the Tensor Memory Accelerator, with the warps given separate jobs.
+ *
+ * What changes from rung 15
+ *   The products. Rung 15 issues mma.sync.m16n8k8: each warp, synchronously, 16x8x8 from its
+ *   registers. Here the four warps of a warpgroup issue wgmma.mma_async.m64n128k8 together:
+ *   64x128x8, 128 times the work, run by the tensor core while the warps go on, A from
+ *   registers, B from shared memory through a matrix descriptor (sm_90a only).
+ *   The feeding. TMA copies whole tiles, 128 x 32 of A and 32 x 128 of B, from one instruction
+ *   of one thread, zero-filled outside the matrix, and signals an mbarrier when the bytes have
+ *   landed: no copy addresses in 256 threads, no half-used 32-byte sectors (rung 15's per-thread
+ *   16-byte copies used 16 of every 32 bytes fetched from L2, Nsight Compute).
+ *   The roles. Warpgroup 0 (the producer) issues TMA and turns raw B into what wgmma reads;
+ *   warpgroups 1 and 2 (the consumers) split A and issue wgmma, each on 64 rows of the 128x128
+ *   tile. They meet only at mbarriers, never at __syncthreads: while one consumer sums or
+ *   splits, the other's wgmma keep the tensor core busy.
+ *   The arithmetic is rung 15's: x = big + small, big = the top 19 bits of bits(x) + 0x1000,
+ *   small = x - big, rounded to TF32 too (rung 15 lets the tensor core cut it: up to 8 u a
+ *   product); per k8 step small*big, big*small and big*big into a tensor-core sum
+ *   `chunk`, which joins the FP32 sum with an FADD every 64 of K; a sum that is not finite is
+ *   redone by a sequential FP32 loop. Split-K is rung 15's.
+ *
+ * Why B is transposed on the way
+ *   TF32 wgmma reads B only K-major (the transpose flag exists for 16-bit types only), and the
+ *   tensor core must see big and small, not the raw float. So the producer reads each 4 (K) x 4
+ *   (N) block of the raw B tile, splits it, and writes it transposed into B^T big and B^T
+ *   small: 128 rows (n) of 128 bytes (32 k), 16-byte chunk c of row n stored at c ^ (n % 8), the
+ *   128-byte swizzle the descriptor names. A stays K-major as it is: TMA writes it with the same
+ *   swizzle, and each consumer thread reads the 16 floats its fragments need (4 LDS.128) and
+ *   splits them in registers. B^T is written once per block and read by both consumers.
+ *
+ * The K order inside a tile
+ *   A's fragment gives lane (g, t) k = t and t + 4 of each k8 step. So position c of step s is
+ *   tile column 8s + 2 (c % 4) + c / 4: lane t's two k of a step are adjacent, one LDS.64 per row
+ *   and step. B^T follows the same order. Each step keeps 8 consecutive columns: a short K
+ *   touches few steps, and each step is three truncating additions in the tensor core (the
+ *   first order tried spread K = 2 over two steps: 10 u there, over the check's bound).
+ *
+ * The pipeline (mbarriers, per stage)
+ *   raw stages (4 x 32 KB): TMA -> raw_full -> consumers read A, producer reads B -> raw_empty
+ *   B^T stages (2 x 32 KB): producer writes, fence.proxy.async -> split_full -> wgmma reads ->
+ *     wgmma.wait -> split_empty
+ *   A consumer issues tile kt's twelve wgmma, then waits only for tile kt - 1 (wait_group 1),
+ *   and splits tile kt + 1's A into a second set of fragment registers while kt runs. Every two
+ *   tiles it waits for all and adds chunk to acc. The producer gives its registers to the
+ *   consumers (setmaxnreg: 56 and 224 of the 168 each the launch gives).
+ *   Where TMA cannot describe an operand (a leading dimension not a multiple of 4, a base not
+ *   16-byte aligned), the producer copies the raw tiles itself with 4-byte cp.async, into the
+ *   same layout; everything after is the same.
+ *
+ * The bound, in clocks per 128x128x32 tile on one SM (H100 SXM: dense TF32 ~495 TFLOP/s at
+ *   1830 MHz over 132 SMs, 1024 multiply-adds a clock)
+ *   tensor core: 24 wgmma x 64 = 1536 clocks.
+ *   shared memory at 128 bytes a clock: wgmma reads B^T 2 x 12 x 4 KB = 96 KB, TMA writes 32 KB,
+ *   the producer reads 16 KB and writes 32 KB, the consumers read 16 KB: 192 KB = 1500 clocks.
+ *   Both sit at the same place: the tensor core can be kept busy only if nothing else waits.
+ *
+ * Prediction (written before the run)
+ *   The first build (all 256 threads copying, splitting and issuing, one __syncthreads per tile,
+ *   cp.async; 2026-11-25) ran 1.84x at 4096 and 1.87x at 8192 (H100); Nsight Compute there:
+ *   tensor pipe 55%, issue slots 26%, 6-way shared-store conflicts, L2 at 74% from half-used
+ *   sectors. TMA and separate roles should remove the barrier and the L2 waste: 2.1-2.3x.
+ *
+ * Measured (H100 80GB HBM3, 2026-11-25; results/notes/step_16.md)
+ *   TMA and roles alone, a wait for all wgmma each tile: 1.82x / 1.88x at 4096 / 8192 - no gain:
+ *   the wgmma of one tile still drained before the next tile's A was split.
+ *   With wait_group 1, two sets of A fragments and chunk summed every 2 tiles: 2.22-2.24x at
+ *   4096, 2.31-2.33x at 8192 (117 TFLOP/s), 1.1-1.3 u against cuBLAS's 5.7-6.6 u. The same loop
+ *   with wgmma only (no barriers, no split: this tile's ceiling): 2.8-3.0x. Summing every 4
+ *   tiles: 2.15-2.25x and 1.5-2.0 u; 5 raw stages: the same as 4.
+ *   That build failed one check-matrix case (M = 8388613, N = 3, K = 2: 1-9 of 25 million
+ *   elements up to 10 u, over the bound); rounding small and keeping 8 consecutive k per step
+ *   (above) fixed it. The final build, in a noisy run: 2.07x / 2.18x at 4096 / 8192 (spread
+ *   7-13%); the sweep 1.6-2.3x from 1024 (2.09x at 4096, 2.16x at 8192); the shape set 1.68-2.24x
+ *   where K >= 1024 and TMA works, 0.94-0.99x where the producer copies (4095^3, 4097^3, padded
+ *   rows), 1.09x at K = 128; 1.1-1.8 u (cuBLAS 4.2-6.6 u), 12.4 u on exponents spread over
+ *   2^-30..2^30 (cuBLAS 26.8 u). Beside it (anchors.csv): cuBLAS TF32 alone 7.2-8.5x at 360-510
+ *   u; 3xTF32 composed from cuBLAS 2.3-2.5x from 4096 up, at 20-30 u. This rung is as accurate
+ *   as SGEMM and slower than the composed anchor; the issue's 2.3x is not reached.
+ *   Tables: results/nvidia-h100-80gb-hbm3/tables.txt.
+ *
+ * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Where the
+ *   kernel's body was not compiled (sm_90 or PTX), it is __trap(), and the launcher, which asks
+ *   the loaded image (wgmma_image_probe), returns cudaErrorNoKernelImageForDevice instead.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda.h>          /* CUtensorMap and its enums (types only: no libcuda link) */
+#include <cudaTypedefs.h>  /* PFN_cuTensorMapEncodeTiled */
+
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+#include "../common/sgemm_workspace.h"
+#include "../common/cp_async.cuh" /* the fallback copies: cp_async_4, commit, wait */
+
+/* ---- The tile and the roles ----------------------------------------------------------------- */
+#define BM        128 /* rows of C per block: two consumer warpgroups of 64 rows */
+#define BN        128 /* cols of C per block: one m64n128k8 wgmma covers them */
+#define BK        32  /* K depth of one tile: four k8 steps; one 128-byte row of a B^T part */
+#define K8_STEPS  (BK / 8)
+#define WG_ROWS   64  /* rows of C per consumer warpgroup (the wgmma M) */
+#define WG        128 /* threads per warpgroup */
+#define THREADS   (3 * WG) /* warpgroup 0: the producer; 1 and 2: the consumers */
+#define ACC_REGS  (WG_ROWS * BN / WG) /* 64 floats of C per consumer thread */
+#define RAW_STAGES   4 /* raw K tiles (A and B as TMA writes them) in flight */
+#define SPLIT_STAGES 2 /* B^T big/small buffers: one being read by wgmma, one being written */
+/* The tensor core's sum `chunk` joins the FP32 sum every CHUNK_TILES K tiles (64 deep): the
+ * tensor core truncates as it adds, so its sums stay short; but summing after every tile would
+ * also drain the warpgroup's wgmma queue every tile. */
+#define CHUNK_TILES 2
+/* Registers per thread after the hand-over (setmaxnreg): the producer splits B with few, the
+ * consumers hold acc, chunk and A's fragments. 128 * 56 + 256 * 224 = 64,512 = 384 * 168, what
+ * the launch gives (__launch_bounds__(384, 1): 168 each). */
+#define PRODUCER_REGS 56
+#define CONSUMER_REGS 224
+
+/* Shared memory, from a 1024-byte aligned base (the 128-byte swizzle is a function of address
+ * bits 4-9, so every swizzled tile starts on a 1024-byte boundary):
+ *   raw stage r (r < RAW_STAGES): A raw, 128 rows x 128 bytes, as TMA's 128-byte swizzle lays
+ *     it out (16-byte chunk c of row m at chunk c ^ (m % 8)); then B raw, 32 rows x 512 bytes,
+ *     plain row-major;
+ *   split stage p: B^T big, then B^T small: 128 rows n x 128 bytes (k), chunk c of row n at
+ *     c ^ (n % 8), the K-major 128-byte swizzled layout the wgmma descriptor names. */
+#define ROW_BYTES         (BK * 4)        /* 128 */
+#define A_RAW_BYTES       (BM * ROW_BYTES) /* 16,384 */
+#define B_RAW_ROW_BYTES   (BN * 4)         /* 512 */
+#define B_RAW_BYTES       (BK * B_RAW_ROW_BYTES) /* 16,384 */
+#define RAW_STAGE_BYTES   (A_RAW_BYTES + B_RAW_BYTES)
+#define SPLIT_PART_BYTES  (BN * ROW_BYTES) /* 16,384: big or small */
+#define SPLIT_STAGE_BYTES (2 * SPLIT_PART_BYTES)
+#define SMEM_ALIGN        1024
+#define SMEM_BYTES \
+    (RAW_STAGES * RAW_STAGE_BYTES + SPLIT_STAGES * SPLIT_STAGE_BYTES + SMEM_ALIGN) /* 197,632 */
+#define SWZ(row, chunk) ((row) * ROW_BYTES + ((((chunk) ^ ((row) % 8))) * 16))
+/* The matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in bits
+ * 0-13, leading byte offset >> 4 in 16-29 (unused by swizzled K-major layouts: 1), stride byte
+ * offset >> 4 in 32-45 (from one 8-row group to the next: 1024 bytes), base offset 0 in 49-51
+ * (every part starts on a 1024-byte boundary; a k8 step adds 32 bytes, which leaves address
+ * bits 7-9 alone), layout 1 in 62-63 (128-byte swizzle). */
+#define DESC_HIGH (1ull << 62 | (unsigned long long)(1024 >> 4) << 32 | 1ull << 16)
+#define K8_BYTES  32 /* one k8 step along a B^T row */
+
+/* Split-K, as rung 15: a slice is at least this many K tiles deep; sum_slices() blocks are
+ * 32 x SUM_ROWS. */
+#define SLICE_MIN_K_TILES 8
+#define SUM_ROWS          8
+
+static_assert(2 * WG_ROWS == BM, "two consumer warpgroups of 64 rows");
+static_assert(BN * BK / 16 == 2 * WG, "two 4x4 blocks of B per producer thread");
+static_assert(SMEM_BYTES <= 227 * 1024, "an H100 block holds at most 227 KB");
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: wgmma, setmaxnreg */
+
+/* x as big + small, both rounded to TF32 (the top 19 bits after adding half of the last kept
+ * bit) and handed over already cut. small = x - big is exact in FP32 but has up to 13
+ * significant bits; left to the tensor core, which keeps 11 by cutting, it would lose up to
+ * 2^-21 of x (up to 8 u a product; 10 u measured at K = 2). Rounded, at most 2^-23. A NaN small
+ * (x NaN or infinite) is passed as it is: adding 0x1000 to the canonical NaN 0x7fffffff would
+ * carry into the sign and make it -0, and the NaN would vanish from the sum. */
+static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
+{
+    const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+    const unsigned s = __float_as_uint(x - __uint_as_float(b));
+    *big = b;
+    *small = (s & 0x7fffffffu) > 0x7f800000u ? s : (s + 0x1000u) & 0xffffe000u;
+}
+
+static __device__ __forceinline__ float component(float4 v, int i)
+{
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; /* i is constant once unrolled */
+}
+
+/* ---- mbarriers and TMA (PTX ISA: mbarrier, cp.async.bulk.tensor) ---- */
+static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+static __device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Arrives and tells the barrier that `bytes` more will land through TMA in this phase. */
+static __device__ __forceinline__ void bar_arrive_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/* Waits until the phase of parity `parity` has completed. On a fresh barrier the phase before
+ * the first (parity 1) counts as completed: a producer's first wait for an empty buffer passes. */
+static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* A box of a 2-D tensor (tmap) at coordinates (c0 inner, c1) into shared memory at dst; the
+ * bytes count on `bar`'s transaction count. Outside the tensor TMA writes zeros. */
+static __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap *tmap, int c0,
+                                                   int c1, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+                 "l"((unsigned long long)tmap), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+/* ---- wgmma (PTX ISA: wgmma.mma_async) ---- */
+/* The 64 accumulator registers of m64n128k8 as asm operands, 8 at a time. */
+#define D8(d, i)                                                                          \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]),             \
+        "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define D64(d) D8(d, 0), D8(d, 8), D8(d, 16), D8(d, 24), D8(d, 32), D8(d, 40), D8(d, 48), D8(d, 56)
+
+/* d = a b (accumulate == 0) or d = a b + d, for a 64x8 A in registers (lane (g, t) of warp w:
+ * a[0] = (16w + g, t), a[1] = (16w + g + 8, t), a[2] = (16w + g, t + 4), a[3] = (16w + g + 8,
+ * t + 4)) and an 8x128 B in shared memory (K-major, desc). Asynchronous: d and a belong to the
+ * tensor core until wgmma_wait(). */
+static __device__ __forceinline__ void wgmma_tf32(float d[ACC_REGS], const unsigned a[4],
+                                                  unsigned long long desc, int accumulate)
+{
+    asm volatile("{\n"
+                 ".reg .pred scale_d;\n"
+                 "setp.ne.b32 scale_d, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "{%64, %65, %66, %67}, %68, scale_d, 1, 1;\n"
+                 "}\n"
+                 : D64(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(accumulate)
+                 : "memory");
+}
+
+/* Orders this thread's earlier accesses to the A-fragment and accumulator registers before
+ * the warpgroup's next wgmma (PTX ISA, wgmma.fence). */
+static __device__ __forceinline__ void wgmma_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+static __device__ __forceinline__ void wgmma_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/* Waits for every wgmma this thread committed. d and a are operands, so that the compiler
+ * reads d only after the wait and keeps a's registers unchanged until it. */
+static __device__ __forceinline__ void wgmma_wait(float d[ACC_REGS], unsigned a[K8_STEPS][2][4])
+{
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n"
+                 : D64(d), "+r"(a[0][0][0]), "+r"(a[0][0][1]), "+r"(a[0][0][2]), "+r"(a[0][0][3]),
+                   "+r"(a[0][1][0]), "+r"(a[0][1][1]), "+r"(a[0][1][2]), "+r"(a[0][1][3]),
+                   "+r"(a[1][0][0]), "+r"(a[1][0][1]), "+r"(a[1][0][2]), "+r"(a[1][0][3]),
+                   "+r"(a[1][1][0]), "+r"(a[1][1][1]), "+r"(a[1][1][2]), "+r"(a[1][1][3]),
+                   "+r"(a[2][0][0]), "+r"(a[2][0][1]), "+r"(a[2][0][2]), "+r"(a[2][0][3]),
+                   "+r"(a[2][1][0]), "+r"(a[2][1][1]), "+r"(a[2][1][2]), "+r"(a[2][1][3]),
+                   "+r"(a[3][0][0]), "+r"(a[3][0][1]), "+r"(a[3][0][2]), "+r"(a[3][0][3]),
+                   "+r"(a[3][1][0]), "+r"(a[3][1][1]), "+r"(a[3][1][2]), "+r"(a[3][1][3])
+                 :
+                 : "memory");
+}
+
+/* Waits for every wgmma this thread committed but the last group: the tile before is done,
+ * and its A fragments (a) may be overwritten. */
+static __device__ __forceinline__ void wgmma_wait_all_but_last(float d[ACC_REGS],
+                                                               unsigned a[K8_STEPS][2][4])
+{
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n"
+                 : D64(d), "+r"(a[0][0][0]), "+r"(a[0][0][1]), "+r"(a[0][0][2]), "+r"(a[0][0][3]),
+                   "+r"(a[0][1][0]), "+r"(a[0][1][1]), "+r"(a[0][1][2]), "+r"(a[0][1][3]),
+                   "+r"(a[1][0][0]), "+r"(a[1][0][1]), "+r"(a[1][0][2]), "+r"(a[1][0][3]),
+                   "+r"(a[1][1][0]), "+r"(a[1][1][1]), "+r"(a[1][1][2]), "+r"(a[1][1][3]),
+                   "+r"(a[2][0][0]), "+r"(a[2][0][1]), "+r"(a[2][0][2]), "+r"(a[2][0][3]),
+                   "+r"(a[2][1][0]), "+r"(a[2][1][1]), "+r"(a[2][1][2]), "+r"(a[2][1][3]),
+                   "+r"(a[3][0][0]), "+r"(a[3][0][1]), "+r"(a[3][0][2]), "+r"(a[3][0][3]),
+                   "+r"(a[3][1][0]), "+r"(a[3][1][1]), "+r"(a[3][1][2]), "+r"(a[3][1][3])
+                 :
+                 : "memory");
+}
+
+/* Pins values computed in registers (the FADDs into acc, the split of A) before the next
+ * wgmma.fence, which orders register accesses for the hardware, not for the compiler. */
+static __device__ __forceinline__ void pin(float d[ACC_REGS])
+{
+    asm volatile("" : D64(d) : : "memory");
+}
+
+static __device__ __forceinline__ void pin_a(unsigned a[K8_STEPS][2][4])
+{
+#pragma unroll
+    for (int s = 0; s < K8_STEPS; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            asm volatile("" : "+r"(a[s][h][0]), "+r"(a[s][h][1]), "+r"(a[s][h][2]), "+r"(a[s][h][3])
+                         : : "memory");
+}
+
+/* This thread's generic-proxy writes to shared memory, visible to the async proxy (wgmma). */
+static __device__ __forceinline__ void fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* ---- The K order inside a tile ----
+ * A's register fragment gives lane t the k = t and t + 4 of each k8 step. Reading them one float
+ * at a time would take 32 loads per tile; instead the position c (0..7) of step s is tile column
+ * 8s + 2 (c % 4) + c / 4, so lane t's two k of a step are the adjacent columns 8s + 2t and
+ * 8s + 2t + 1: one LDS.64 per row and step. Each step still covers 8 consecutive columns, so a
+ * short K uses few steps: every step costs three truncating additions in the tensor core
+ * (spreading K = 2 over two steps instead of one measured 10 u at K = 2, over the check's bound).
+ * B^T uses the same order (the products are the same set). Position 4kc + i of a B^T row
+ * (16-byte chunk kc: step kc / 2, c = 4 (kc % 2) + i) is B's tile row 8 (kc / 2) + 2i + kc % 2. */
+static __device__ __forceinline__ int b_tile_row(int kc, int i)
+{
+    return 8 * (kc / 2) + 2 * i + kc % 2;
+}
+
+/* The producer's share of one tile: two 4 (K) x 4 (N) blocks of raw B, split, written
+ * transposed into B^T big and small. Block (kc, nb): B^T rows n = 4nb..4nb+3, chunk kc. The
+ * 8 threads of a quarter-warp (q = 0..7) take nb % 8 = q (reads: 8 different 16-byte columns
+ * of raw B, all 32 banks) and kc % 4 = (q / 2 + rot) % 4 with kc / 4 shared, so chunk
+ * kc ^ (n % 8) = kc ^ (4 (q % 2) + j) is different for each of the 8 (writes: all 32 banks). */
+static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned char *bt, int p)
+{
+    const int q = p % 8, w = p / 8;
+#pragma unroll
+    for (int blk = 0; blk < 2; ++blk) {
+        const int grp = w + 16 * blk; /* 0..31 */
+        const int nb = 8 * (grp % 4) + q;
+        const int kc = ((q / 2 + grp / 8) % 4) + 4 * ((grp / 4) % 2);
+        float4 rows[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            rows[i] = *(const float4 *)(b_raw + b_tile_row(kc, i) * B_RAW_ROW_BYTES + nb * 16);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            unsigned big[4], small[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                split(component(rows[i], j), &big[i], &small[i]);
+            const int at = SWZ(4 * nb + j, kc);
+            *(uint4 *)(bt + at) = make_uint4(big[0], big[1], big[2], big[3]);
+            *(uint4 *)(bt + SPLIT_PART_BYTES + at) =
+                make_uint4(small[0], small[1], small[2], small[3]);
+        }
+    }
+}
+
+/* The fallback producer's copy of one raw tile, for operands TMA cannot describe (a leading
+ * dimension that is not a multiple of 4 floats, or a base not 16-byte aligned): 4-byte cp.async
+ * into the layout TMA would have written, zeros outside M, N and K. Offsets stay in int: A and
+ * B span <= INT_MAX floats (sgemm_prologue), and a copy outside takes offset 0. */
+static __device__ __forceinline__ void copy_raw(unsigned stage, const float *A, int lda,
+                                                const float *B, int ldb, int M, int N, int K,
+                                                int m0, int n0, int k0, int p)
+{
+#pragma unroll 4
+    for (int i = 0; i < BM * BK / WG; ++i) {
+        const int e = i * WG + p, row = e / BK, k = e % BK;
+        const int ok = m0 + row < M && k0 + k < K;
+        cp_async_4(stage + SWZ(row, k / 4) + 4 * (k % 4),
+                   A + (ok ? (m0 + row) * lda + k0 + k : 0), ok ? 4 : 0);
+    }
+#pragma unroll 4
+    for (int i = 0; i < BK * BN / WG; ++i) {
+        const int e = i * WG + p, k = e / BN, col = e % BN;
+        const int ok = k0 + k < K && n0 + col < N;
+        cp_async_4(stage + A_RAW_BYTES + e * 4, B + (ok ? (k0 + k) * ldb + n0 + col : 0),
+                   ok ? 4 : 0);
+    }
+}
+
+static __device__ __forceinline__ void producer_sync(void)
+{
+    asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* the producer warpgroup alone */
+}
+
+/* The barriers, one 8-byte mbarrier each, per stage:
+ *   raw_full:    the raw tile has landed (TMA: one arrive with the byte count; the fallback:
+ *                one arrive after the producer warpgroup's barrier);
+ *   raw_empty:   everyone who reads the raw tile has read it (all 384 threads);
+ *   split_full:  B^T big/small are written and fenced for the async proxy (128 producers);
+ *   split_empty: both consumer warpgroups' wgmma on them have completed (256 consumers). */
+#define BAR_RAW_FULL    0
+#define BAR_RAW_EMPTY   (BAR_RAW_FULL + RAW_STAGES)
+#define BAR_SPLIT_FULL  (BAR_RAW_EMPTY + RAW_STAGES)
+#define BAR_SPLIT_EMPTY (BAR_SPLIT_FULL + SPLIT_STAGES)
+#define BARS            (BAR_SPLIT_EMPTY + SPLIT_STAGES)
+
+/* What a consumer thread keeps for its K loop. */
+struct consumer {
+    const unsigned char *raw; /* the raw stages */
+    unsigned bt_s, bar;       /* shared addresses: the B^T split stages, the barriers */
+    int a_row[2];             /* byte offsets in an A raw tile of its rows row0, row0 + 8 */
+    int g, t;                 /* its lane's group and thread in group */
+    int k_tiles;
+    int in_flight; /* the wgmma of the tile before are still running (their chunk not summed) */
+};
+
+/* A of tile kt, split into `a`: rows row0 and row0 + 8 (both % 8 == g), of each step st the
+ * 8 bytes at columns 8st + 2t (chunk 2st + t / 2 of the swizzled raw tile, stored at that ^ g).
+ * In a phase of 16 lanes (4 rows) 8 chunks, each read in two 8-byte halves by lanes of two rows:
+ * 2-way conflicts. Then the raw stage is free as far as this thread goes.
+ * a[step][big, small][a0..a3]: a0 / a1 rows row0 / row0 + 8 at position t (.x), a2 / a3 at
+ * position t + 4 (.y). */
+static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
+                                              unsigned a[K8_STEPS][2][4])
+{
+    const int r = kt % RAW_STAGES;
+    bar_wait(c->bar + 8u * (BAR_RAW_FULL + r), (kt / RAW_STAGES) & 1);
+    const unsigned char *a_raw = c->raw + r * RAW_STAGE_BYTES;
+    float2 v[K8_STEPS][2];
+#pragma unroll
+    for (int st = 0; st < K8_STEPS; ++st) {
+        const int at = ((((2 * st + c->t / 2) ^ c->g)) * 16) + 8 * (c->t % 2);
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr)
+            v[st][rr] = *(const float2 *)(a_raw + c->a_row[rr] + at);
+    }
+    bar_arrive(c->bar + 8u * (BAR_RAW_EMPTY + r));
+#pragma unroll
+    for (int st = 0; st < K8_STEPS; ++st)
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            split(v[st][rr].x, &a[st][0][rr], &a[st][1][rr]);
+            split(v[st][rr].y, &a[st][0][2 + rr], &a[st][1][2 + rr]);
+        }
+}
+
+/* Tile kt, whose A is split in `a`: twelve wgmma into chunk, per k8 step small*big, big*small,
+ * big*big (the smallest first); a chunk's first starts it from zero. While they run: the wait
+ * for the tile before (its B^T buffer goes back to the producer), and A of tile kt + 1 into
+ * `a_next`, whose last reader was that tile. Every CHUNK_TILES tiles, and at the last, the
+ * wait for everything and chunk into acc: FP32 sums rounded to nearest, outside the tensor
+ * core. */
+static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
+                                                    unsigned a[K8_STEPS][2][4],
+                                                    unsigned a_next[K8_STEPS][2][4],
+                                                    float chunk[ACC_REGS], float acc[ACC_REGS])
+{
+    const int s = kt % SPLIT_STAGES;
+    bar_wait(c->bar + 8u * (BAR_SPLIT_FULL + s), (kt / SPLIT_STAGES) & 1);
+    const unsigned b_big = c->bt_s + s * SPLIT_STAGE_BYTES, b_small = b_big + SPLIT_PART_BYTES;
+    const int first = kt % CHUNK_TILES == 0;
+    pin_a(a);
+    wgmma_fence();
+#pragma unroll
+    for (int st = 0; st < K8_STEPS; ++st) {
+        const unsigned long long d_big = DESC_HIGH | ((b_big + st * K8_BYTES) & 0x3ffffu) >> 4;
+        const unsigned long long d_small = DESC_HIGH | ((b_small + st * K8_BYTES) & 0x3ffffu) >> 4;
+        wgmma_tf32(chunk, a[st][1], d_big, st > 0 || !first);
+        wgmma_tf32(chunk, a[st][0], d_small, 1);
+        wgmma_tf32(chunk, a[st][0], d_big, 1);
+    }
+    wgmma_commit();
+    if (c->in_flight) {
+        wgmma_wait_all_but_last(chunk, a_next);
+        bar_arrive(c->bar + 8u * (BAR_SPLIT_EMPTY + (kt - 1) % SPLIT_STAGES));
+    }
+    if (kt + 1 < c->k_tiles)
+        load_a(c, kt + 1, a_next);
+    if (kt % CHUNK_TILES == CHUNK_TILES - 1 || kt == c->k_tiles - 1) {
+        wgmma_wait(chunk, a);
+        bar_arrive(c->bar + 8u * (BAR_SPLIT_EMPTY + s));
+#pragma unroll
+        for (int i = 0; i < ACC_REGS; ++i)
+            acc[i] += chunk[i];
+        pin(acc);
+        c->in_flight = 0;
+    } else {
+        c->in_flight = 1;
+    }
+}
+
+#endif /* sm_90a */
+
+/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
+ * (its Inf or NaN, or a finite value where only the big parts overflowed). */
+static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
+                                       int row, int col)
+{
+    float v = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < K; ++k)
+        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
+    return v;
+}
+
+
+/* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
+ * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
+ * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. TMA: the raw tiles come by
+ * TMA (tmap_a, tmap_b); else by the producer's cp.async. */
+template <int TMA>
+__global__ void __launch_bounds__(THREADS, 1)
+    sgemm_tf32x3_wgmma(const __grid_constant__ CUtensorMap tmap_a,
+                       const __grid_constant__ CUtensorMap tmap_b, int M, int N, int K,
+                       float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+                       float *C, int ldc, int slices, float *work)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long bars[BARS];
+    const unsigned raw_addr = (unsigned)__cvta_generic_to_shared(smem_raw);
+    const unsigned pad = (SMEM_ALIGN - (raw_addr % SMEM_ALIGN)) % SMEM_ALIGN;
+    unsigned char *raw = smem_raw + pad; /* [RAW_STAGES][A raw, B raw] */
+    unsigned char *bt = raw + RAW_STAGES * RAW_STAGE_BYTES; /* [SPLIT_STAGES][big, small] */
+    const unsigned raw_s = raw_addr + pad, bt_s = raw_s + RAW_STAGES * RAW_STAGE_BYTES;
+    const unsigned bar = (unsigned)__cvta_generic_to_shared(bars);
+#define BAR(i) (bar + 8u * (unsigned)(i))
+
+    const int tiles_n = (N - 1) / BN + 1;
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
+    const int tid = (int)threadIdx.x;
+
+    /* This block's K tiles: [kt0, kt0 + k_tiles), the slices as even as whole tiles allow. */
+    const int all_k_tiles = (K - 1) / BK + 1;
+    const int kt0 = (int)((long long)slice * all_k_tiles / slices);
+    const int k_tiles = (int)((long long)(slice + 1) * all_k_tiles / slices) - kt0;
+
+    if (tid == 0) {
+        for (int r = 0; r < RAW_STAGES; ++r) {
+            bar_init(BAR(BAR_RAW_FULL + r), 1);
+            bar_init(BAR(BAR_RAW_EMPTY + r), THREADS);
+        }
+        for (int p = 0; p < SPLIT_STAGES; ++p) {
+            bar_init(BAR(BAR_SPLIT_FULL + p), WG);
+            bar_init(BAR(BAR_SPLIT_EMPTY + p), 2 * WG);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads(); /* the last block-wide barrier: after it each warpgroup keeps to its role */
+
+    if (tid < WG) {
+        /* ---- The producer: brings raw tiles, splits and transposes B ---- */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+        const int p = tid;
+        /* Raw tile j (block-relative) into raw stage j % RAW_STAGES, once its previous tile's
+         * readers are done. TMA: thread 0 alone. The fallback: all 128, each its own copies. */
+        auto fetch = [&](int j) {
+            const int r = j % RAW_STAGES;
+            const unsigned stage = raw_s + r * RAW_STAGE_BYTES;
+            if (TMA) {
+                if (p == 0) {
+                    bar_wait(BAR(BAR_RAW_EMPTY + r), ((j / RAW_STAGES) & 1) ^ 1);
+                    bar_arrive_expect(BAR(BAR_RAW_FULL + r), RAW_STAGE_BYTES);
+                    tma_load_2d(stage, &tmap_a, (kt0 + j) * BK, m0, BAR(BAR_RAW_FULL + r));
+                    tma_load_2d(stage + A_RAW_BYTES, &tmap_b, n0, (kt0 + j) * BK,
+                                BAR(BAR_RAW_FULL + r));
+                }
+            } else {
+                bar_wait(BAR(BAR_RAW_EMPTY + r), ((j / RAW_STAGES) & 1) ^ 1);
+                copy_raw(stage, A, lda, B, ldb, M, N, K, m0, n0, (kt0 + j) * BK, p);
+            }
+        };
+        for (int j = 0; j < RAW_STAGES - 1; ++j) {
+            if (j < k_tiles)
+                fetch(j);
+            if (!TMA)
+                cp_async_commit();
+        }
+        for (int kt = 0; kt < k_tiles; ++kt) {
+            const int r = kt % RAW_STAGES, s = kt % SPLIT_STAGES;
+            if (kt + RAW_STAGES - 1 < k_tiles)
+                fetch(kt + RAW_STAGES - 1);
+            if (!TMA) {
+                /* Groups committed: tiles 0..kt + RAW_STAGES - 1 (empty ones past the end);
+                 * RAW_STAGES - 1 pending: this thread's copies of tile kt have landed. After
+                 * the warpgroup's barrier everyone's have; one arrive tells the consumers. */
+                cp_async_commit();
+                cp_async_wait(RAW_STAGES - 1);
+                producer_sync();
+                if (p == 0)
+                    bar_arrive(BAR(BAR_RAW_FULL + r));
+            }
+            bar_wait(BAR(BAR_RAW_FULL + r), (kt / RAW_STAGES) & 1);
+            bar_wait(BAR(BAR_SPLIT_EMPTY + s), ((kt / SPLIT_STAGES) & 1) ^ 1);
+            split_b(raw + r * RAW_STAGE_BYTES + A_RAW_BYTES, bt + s * SPLIT_STAGE_BYTES, p);
+            bar_arrive(BAR(BAR_RAW_EMPTY + r));
+            fence_proxy_async();
+            bar_arrive(BAR(BAR_SPLIT_FULL + s));
+        }
+        if (!TMA)
+            cp_async_wait_all(); /* only empty groups are left; none may outlive the block */
+        return;
+    }
+
+    /* ---- The consumers: warpgroup 1 rows 0..63 of the tile, warpgroup 2 rows 64..127 ---- */
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+    const int cwg = tid / WG - 1, warp = (tid / 32) % 4, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int row0 = cwg * WG_ROWS + warp * 16 + g; /* this thread's rows: row0, row0 + 8 */
+    struct consumer c;
+    c.raw = raw;
+    c.bt_s = bt_s;
+    c.bar = bar;
+    c.a_row[0] = row0 * ROW_BYTES;
+    c.a_row[1] = (row0 + 8) * ROW_BYTES;
+    c.g = g;
+    c.t = t;
+    c.k_tiles = k_tiles;
+    c.in_flight = 0;
+
+    float acc[ACC_REGS], chunk[ACC_REGS];
+#pragma unroll
+    for (int i = 0; i < ACC_REGS; ++i) {
+        acc[i] = 0.0f;
+        chunk[i] = 0.0f; /* never read (a chunk's first wgmma ignores it), but defined */
+    }
+    /* Two sets of A fragments: the tensor core reads one while the other is filled. The loop
+     * goes two tiles at a time so that each set stays in its own registers. */
+    unsigned a0[K8_STEPS][2][4], a1[K8_STEPS][2][4];
+    if (k_tiles > 0)
+        load_a(&c, 0, a0);
+    for (int kt = 0; kt < k_tiles; kt += 2) {
+        consume_tile(&c, kt, a0, a1, chunk, acc);
+        if (kt + 1 < k_tiles)
+            consume_tile(&c, kt + 1, a1, a0, chunk, acc);
+    }
+
+    /* Accumulator layout (m64nNk8, f32): register 4j + r of lane (g, t) of warp w holds row
+     * 16w + g + 8 (r / 2), column 8j + 2t + (r % 2) of the warpgroup's 64 x 128. */
+    if (slices > 1) { /* the whole tile, edges too (zeros there): sum_slices() reads in range */
+        float *out = work + (size_t)blockIdx.x * (BM * BN);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                *(float2 *)(out + (row0 + 8 * h) * BN + 8 * j + 2 * t) =
+                    make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        return;
+    }
+    /* The epilogue. A sum that is not finite is not written here but marked in `redo` (bit
+     * 4j + r), and recomputed below. */
+    unsigned long long redo = 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            const int row = m0 + row0 + 8 * (r / 2), col = n0 + 8 * j + 2 * t + (r % 2);
+            if (row < M && col < N) {
+                const float v = acc[4 * j + r];
+                if (!isfinite(v)) {
+                    redo |= 1ull << (4 * j + r);
+                } else {
+                    float *c = C + (size_t)row * ldc + col;
+                    *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+                }
+            }
+        }
+    /* Rare: the loop stays rolled (64 copies of a K loop would only bloat the kernel). */
+#pragma unroll 1
+    for (int e = 0; redo != 0 && e < ACC_REGS; ++e) {
+        if (!((redo >> e) & 1))
+            continue;
+        const int j = e / 4, r = e % 4;
+        const int row = m0 + row0 + 8 * (r / 2), col = n0 + 8 * j + 2 * t + (r % 2);
+        const float v = sequential_dot(A, lda, B, ldb, K, row, col);
+        float *c = C + (size_t)row * ldc + col;
+        *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+    }
+#undef BAR
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* no wgmma in this image: launch() asks wgmma_image_probe and never gets here */
+#endif
+}
+
+/* Split-K's second half: C = alpha (the slices' partial sums, added in slice order) + beta C,
+ * one thread per element of C; a sum that is not finite recomputed as in the kernel above. */
+__global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
+                           const float *B, int ldb, float beta, float *C, int ldc, int slices,
+                           const float *work)
+{
+    const int col = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int row = (int)blockIdx.y * SUM_ROWS + (int)threadIdx.y;
+    if (row >= M || col >= N)
+        return;
+    const int tiles_n = (N - 1) / BN + 1;
+    const long long tile = (long long)(row / BM) * tiles_n + col / BN;
+    const float *p = work + (size_t)tile * slices * (BM * BN) + (row % BM) * BN + col % BN;
+    float v = 0.0f;
+    for (int s = 0; s < slices; ++s)
+        v += p[(size_t)s * (BM * BN)];
+    if (!isfinite(v))
+        v = sequential_dot(A, lda, B, ldb, K, row, col);
+    float *c = C + (size_t)row * ldc + col;
+    *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+}
+
+/* Never launched. Its static shared memory tells the launcher which image the driver loaded:
+ * PROBE_MARK_INTS ints where the sm_90a body (wgmma) was compiled, none elsewhere (an sm_90,
+ * compute_90 or other image, where the kernel above is __trap()). */
+#define PROBE_MARK_INTS 4
+__global__ void wgmma_image_probe(int *sink)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __shared__ int mark[PROBE_MARK_INTS];
+    mark[threadIdx.x % PROBE_MARK_INTS] = (int)threadIdx.x;
+    __syncthreads();
+    *sink = mark[(threadIdx.x + 1) % PROBE_MARK_INTS];
+#else
+    *sink = 0;
+#endif
+}
+
+typedef void (*tf32x3_kernel)(const CUtensorMap, const CUtensorMap, int, int, int, float,
+                              const float *, int, const float *, int, float, float *, int, int,
+                              float *);
+static const tf32x3_kernel kernels[2] = {sgemm_tf32x3_wgmma<0>, sgemm_tf32x3_wgmma<1>};
+
+/* ---- Per device, once: the SM count, whether the loaded image has the wgmma body, the opt-in
+ * to 193 KB of shared memory (above 48 KB; an attribute of the kernel in that device's context,
+ * no stream work, so it may run while a stream captures). Per process, once: the driver's
+ * cuTensorMapEncodeTiled (none: every call takes the cp.async path). Safe from concurrent host
+ * threads. */
+#define MAX_DEVICES 64
+struct device_facts {
+    int known, sms, wgmma;
+};
+static struct device_facts device_facts[MAX_DEVICES];
+static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
+static pthread_once_t encode_once = PTHREAD_ONCE_INIT;
+
+static void find_encode_tiled(void)
+{
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+        encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    (void)cudaGetLastError(); /* a failed lookup is not this call's error */
+}
+
+static cudaError_t ask_device(int device, struct device_facts *f)
+{
+    cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
+    f->sms = f->sms < 1 ? 1 : f->sms;
+    struct cudaFuncAttributes probe;
+    if (err == cudaSuccess)
+        err = cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe);
+    f->wgmma = (err == cudaSuccess) && probe.sharedSizeBytes >= PROBE_MARK_INTS * sizeof(int);
+    for (int i = 0; i < 2 && err == cudaSuccess && f->wgmma; ++i)
+        err = cudaFuncSetAttribute((const void *)kernels[i],
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+    return err;
+}
+
+static cudaError_t get_device_facts(struct device_facts *out)
+{
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    if (device < 0 || device >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    pthread_mutex_lock(&facts_lock);
+    struct device_facts *f = &device_facts[device];
+    if (!f->known) {
+        err = ask_device(device, f);
+        f->known = (err == cudaSuccess);
+    }
+    *out = *f;
+    pthread_mutex_unlock(&facts_lock);
+    return err;
+}
+
+/* A row-major matrix (rows x cols, leading dimension ld) as a TMA tensor: boxes of box_rows x
+ * box_cols, zeros outside. 0 when TMA cannot describe it: ld not a multiple of 16 bytes, a base
+ * not 16-byte aligned, or no cuTensorMapEncodeTiled. A plain host-side encode: no stream work. */
+static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, int ld,
+                      int box_rows, int box_cols, CUtensorMapSwizzle swizzle)
+{
+    if (!encode_tiled || ld % 4 != 0 || !sgemm_aligned16(base))
+        return 0;
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * sizeof(float)};
+    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+    const cuuint32_t steps[2] = {1, 1};
+    return encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box,
+                        steps, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
+ * 132 SMs), the most split_slices() plans for. The same size every time, so that it is made
+ * once per stream. */
+#define WORK_TILES_PER_SM 4
+static size_t work_bytes(int sms)
+{
+    return (size_t)WORK_TILES_PER_SM * sms * BM * BN * sizeof(float);
+}
+
+/* K slices per tile, rung 15's cost model (in units of one block's K tile). 1: no split. */
+#define SPLIT_TILE_COST 1.3
+static int split_slices(long long tiles, int K, int sms)
+{
+    const long long k_tiles = (K - 1) / BK + 1;
+    if (tiles >= 2LL * sms)
+        return 1;
+    int best = 1;
+    double best_cost = (double)((tiles - 1) / sms + 1) * (double)k_tiles;
+    const long long most = WORK_TILES_PER_SM * (long long)sms / tiles; /* the workspace's room */
+    for (long long s = 2; s <= k_tiles / SLICE_MIN_K_TILES && s <= most; ++s) {
+        const double rounds = (double)((tiles * s - 1) / sms + 1);
+        const double sum_kernel = 2.0 + 0.01 * (double)(tiles * s);
+        const double cost =
+            rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = (int)s;
+        }
+    }
+    return best;
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
+    if (err != cudaSuccess || done)
+        return err;
+    if (sgemm_current_cc() != 90)
+        return cudaErrorInvalidDevice; /* wgmma is sm_90a: Hopper only, not its successors */
+    struct device_facts f;
+    if ((err = get_device_facts(&f)) != cudaSuccess)
+        return err;
+    if (!f.wgmma)
+        return cudaErrorNoKernelImageForDevice; /* built without sm_90a */
+    pthread_once(&encode_once, find_encode_tiled);
+    CUtensorMap map_a, map_b;
+    memset(&map_a, 0, sizeof map_a);
+    memset(&map_b, 0, sizeof map_b);
+    const int tma = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B) &&
+                    tensor_map(&map_b, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
+    const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
+    int slices = split_slices(tiles, K, f.sms);
+    float *work = NULL;
+    if (slices > 1) {
+        /* NULL while the stream captures before its first launch (or with no memory for it):
+         * then the whole tiles, which need none. */
+        err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work);
+        if (err != cudaSuccess)
+            return err;
+        slices = work ? slices : 1;
+    }
+    kernels[tma]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES, stream>>>(
+        map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
+    if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
+        sgemm_trace(16, "whole", M, N, K, tiles, 1);
+        return err;
+    }
+    const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
+    sum_slices<<<sum_grid, sum_block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                   slices, work);
+    sgemm_trace(16, "split-k", M, N, K, tiles * slices, slices);
+    return cudaGetLastError();
+}
+
+extern "C" const struct step step_16 = {
+    16, "tf32x3_wgmma",
+    "3xTF32 with wgmma and TMA: FP32 accuracy from TF32 warpgroup products (sm_90a)", 90, launch,
+    "whole split-k",
+};
