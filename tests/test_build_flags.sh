@@ -163,7 +163,7 @@ test_stamps() {
     check_file_contains "build/flags/cc.txt: the whole gcc line" "$T/repo/build/flags/cc.txt" "-std=c11 -Wall -Wextra"
     run_capture out rc "$T/repo/tests/check_build.sh"
     check_exit "build test passes on the stand-in build" 0 "$rc"
-    check_contains "build test: rungs x architectures" "$out" "$rungs rungs x 5 architectures (sm_75 sm_80 sm_86 sm_89 sm_90)"
+    check_contains "build test: rungs x architectures" "$out" "$rungs rungs x 5 architectures (sm_75 sm_80 sm_86 sm_89 sm_90a)"
 
     run_capture out rc fake -n all
     check_contains "unchanged flags: nothing to rebuild" "$out" "Nothing to be done for 'all'"
@@ -259,11 +259,11 @@ gencode_of() {
 }
 
 test_architectures() {
-    local spread="arch=compute_75,code=sm_75 arch=compute_80,code=sm_80 arch=compute_86,code=sm_86 arch=compute_89,code=sm_89 arch=compute_90,code=sm_90 arch=compute_90,code=compute_90 "
+    local spread="arch=compute_75,code=sm_75 arch=compute_80,code=sm_80 arch=compute_86,code=sm_86 arch=compute_89,code=sm_89 arch=compute_90a,code=sm_90a arch=compute_90,code=compute_90 "
     smi
     check "no GPU: the spread, and PTX for compute_90" test "$(gencode_of)" == "$spread"
     smi "9.0" 0
-    check "nvidia-smi 9.0: sm_90 alone" test "$(gencode_of)" == "arch=compute_90,code=sm_90 "
+    check "nvidia-smi 9.0: sm_90a alone (Hopper's wgmma)" test "$(gencode_of)" == "arch=compute_90a,code=sm_90a "
     smi " 8.6 " 0
     check "nvidia-smi ' 8.6 ': sm_86 alone" test "$(gencode_of)" == "arch=compute_86,code=sm_86 "
     smi "12.0" 0
@@ -289,10 +289,11 @@ test_real_nvcc() {
         return
     fi
     help=$(PATH="$T/smi:$PATH" mk "$ROOT" help)
-    archs=$(grep -A1 'without a GPU' <<<"$help" | tail -n 1 | grep -oE 'sm_[0-9]+' | tr '\n' ' ' || true)
+    archs=$(grep -A1 'without a GPU' <<<"$help" | tail -n 1 | grep -oE 'sm_[0-9]+a?' | tr '\n' ' ' || true)
     newest=$(grep -oE 'PTX for compute_[0-9]+' <<<"$help" | grep -oE '[0-9]+$' || true)
     check "make help: the no-GPU architectures of this nvcc" test -n "$archs"
-    check "make help: PTX for the newest of them" test "sm_$newest " == "$(tr ' ' '\n' <<<"$archs" | grep . | tail -n 1) "
+    # the newest cubin may be architecture-specific (sm_90a); its PTX is the plain one
+    check "make help: PTX for the newest of them" test "sm_$newest " == "$(tr ' ' '\n' <<<"$archs" | grep . | tail -n 1 | sed 's/a$//') "
     para=$(awk '/^Architectures:/ { p = 1 } p && /^$/ { exit } p' "$ROOT/README.md" | tr '\n' ' ')
     for a in $archs; do
         check_contains "README's Architectures names $a" "$para" "$a"
