@@ -92,12 +92,20 @@ void report_anchor_lines(FILE *f, const struct point_result *p)
     }
 }
 
+/* A CSV row's start: the header first where the file is empty, the device name made safe for
+ * a CSV field into dev. */
+static void begin_row(FILE *f, const char *header, const struct run_info *info, char *dev,
+                      size_t dev_size)
+{
+    csv_safe(info->device, dev, dev_size);
+    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
+        fputs(header, f);
+}
+
 int report_anchors_row(FILE *f, const struct run_info *info, const struct point_result *p)
 {
     char dev[256];
-    csv_safe(info->device, dev, sizeof dev);
-    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
-        fputs(anchors_header, f);
+    begin_row(f, anchors_header, info, dev, sizeof dev);
     const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
     const double gt = gflops(p->m, p->n, p->k, p->tf32.mean);
     const double gx = gflops(p->m, p->n, p->k, p->x3.mean);
@@ -111,9 +119,7 @@ int report_anchors_row(FILE *f, const struct run_info *info, const struct point_
 int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p)
 {
     char dev[256];
-    csv_safe(info->device, dev, sizeof dev);
-    if (fseek(f, 0, SEEK_END) == 0 && ftell(f) == 0)
-        fputs(csv_header, f);
+    begin_row(f, csv_header, info, dev, sizeof dev);
     const double g = gflops(p->m, p->n, p->k, p->rung.mean);
     const double gc = gflops(p->m, p->n, p->k, p->cublas.mean);
     fprintf(f, "%s,%d,%d,%s,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.6f,%.1f,%.4f,%.3e,%s", dev,

@@ -9,8 +9,8 @@
  *   registers, B from shared memory through a matrix descriptor (sm_90a only).
  *   The feeding. TMA copies whole tiles, 128 x 32 of A and 32 x 128 of B, from one instruction
  *   of one thread, zero-filled outside the matrix, and signals an mbarrier when the bytes have
- *   landed: no copy addresses in 256 threads, no half-used 32-byte sectors (rung 15's per-thread
- *   16-byte copies used 16 of every 32 bytes fetched from L2, Nsight Compute).
+ *   landed: no copy addresses in 256 threads, no half-used 32-byte sectors (the cp.async
+ *   prototype's 16-byte copies used 16 of every 32 bytes fetched from L2, Nsight Compute).
  *   The roles. Warpgroup 0 (the producer) issues TMA and turns raw B into what wgmma reads;
  *   warpgroups 1 and 2 (the consumers) split A and issue wgmma, each on 64 rows of the 128x128
  *   tile. They meet only at mbarriers, never at __syncthreads: while one consumer sums or
@@ -49,8 +49,8 @@
  *   16-byte aligned), the producer copies the raw tiles itself with 4-byte cp.async, into the
  *   same layout; everything after is the same.
  *
- * The bound, in clocks per 128x128x32 tile on one SM (H100 SXM: dense TF32 ~495 TFLOP/s at
- *   1830 MHz over 132 SMs, 1024 multiply-adds a clock)
+ * The bound, in clocks per 128x128x32 tile on one SM, computed, not counted (H100 SXM: dense
+ *   TF32 ~495 TFLOP/s at 1830 MHz over 132 SMs, 1024 multiply-adds a clock)
  *   tensor core: 24 wgmma x 64 = 1536 clocks.
  *   shared memory at 128 bytes a clock: wgmma reads B^T 2 x 12 x 4 KB = 96 KB, TMA writes 32 KB,
  *   the producer reads 16 KB and writes 32 KB, the consumers read 16 KB: 192 KB = 1500 clocks.
@@ -74,9 +74,9 @@
  *   (above) fixed it. The final build, in a noisy run: 2.07x / 2.18x at 4096 / 8192 (spread
  *   7-13%); the sweep 1.6-2.3x from 1024 (2.09x at 4096, 2.16x at 8192); the shape set 1.68-2.24x
  *   where K >= 1024 and TMA works, 0.94-0.99x where the producer copies (4095^3, 4097^3, padded
- *   rows), 1.09x at K = 128; 1.1-1.8 u (cuBLAS 4.2-6.6 u), 12.4 u on exponents spread over
+ *   rows), 1.09x at K = 128; 1.1-1.8 u (cuBLAS 4.2-6.0 u), 12.4 u on exponents spread over
  *   2^-30..2^30 (cuBLAS 26.8 u). Beside it (anchors.csv): cuBLAS TF32 alone 7.2-8.5x at 360-510
- *   u; 3xTF32 composed from cuBLAS 2.3-2.5x from 4096 up, at 20-30 u. This rung is as accurate
+ *   u; 3xTF32 composed from cuBLAS 2.3-2.5x from 4096 up, at 20-33 u. This rung is as accurate
  *   as SGEMM and slower than the composed anchor; the issue's 2.3x is not reached.
  *   Tables: results/nvidia-h100-80gb-hbm3/tables.txt.
  *
@@ -336,7 +336,9 @@ static __device__ __forceinline__ int b_tile_row(int kc, int i)
  * transposed into B^T big and small. Block (kc, nb): B^T rows n = 4nb..4nb+3, chunk kc. The
  * 8 threads of a quarter-warp (q = 0..7) take nb % 8 = q (reads: 8 different 16-byte columns
  * of raw B, all 32 banks) and kc % 4 = (q / 2 + rot) % 4 with kc / 4 shared, so chunk
- * kc ^ (n % 8) = kc ^ (4 (q % 2) + j) is different for each of the 8 (writes: all 32 banks). */
+ * kc ^ (n % 8) = kc ^ (4 (q % 2) + j) is different for each of the 8 (writes: all 32 banks).
+ * Nsight Compute, the first TMA build at 4096: 1.36 M shared-memory bank conflicts against the
+ * prototype's 14.8 M (its transposed writes, 6.1 wavefronts a store). */
 static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned char *bt, int p)
 {
     const int q = p % 8, w = p / 8;
@@ -417,7 +419,8 @@ struct consumer {
 /* A of tile kt, split into `a`: rows row0 and row0 + 8 (both % 8 == g), of each step st the
  * 8 bytes at columns 8st + 2t (chunk 2st + t / 2 of the swizzled raw tile, stored at that ^ g).
  * In a phase of 16 lanes (4 rows) 8 chunks, each read in two 8-byte halves by lanes of two rows:
- * 2-way conflicts. Then the raw stage is free as far as this thread goes.
+ * 2-way conflicts by the bank arithmetic (not counted). Then the raw stage is free as far as
+ * this thread goes.
  * a[step][big, small][a0..a3]: a0 / a1 rows row0 / row0 + 8 at position t (.x), a2 / a3 at
  * position t + 4 (.y). */
 static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
