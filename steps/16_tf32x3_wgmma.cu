@@ -39,15 +39,17 @@
  *
  * The pipeline (mbarriers, per stage)
  *   raw stages (4 x 32 KB): TMA -> raw_full -> consumers read A, producer reads B -> raw_empty
- *   B^T stages (2 x 32 KB): producer writes, fence.proxy.async -> split_full -> wgmma reads ->
- *     wgmma.wait -> split_empty
+ *   B^T stages (3 x 32 KB): producer writes, fence.proxy.async -> split_full -> wgmma reads ->
+ *     wgmma.wait -> split_empty. With two, the producer could start tile kt + 1 only once tile
+ *     kt - 1's wgmma had finished, just when the consumers wanted it; the third stage gives it
+ *     a tile of slack (+3% at 8192; 225 KB of shared memory in all).
  *   A consumer issues tile kt's twelve wgmma, then waits only for tile kt - 1 (wait_group 1),
  *   and splits tile kt + 1's A into a second set of fragment registers while kt runs. Every two
  *   tiles it waits for all and adds chunk to acc. The producer gives its registers to the
  *   consumers (setmaxnreg: 56 and 224 of the 168 each the launch gives).
  *   Where TMA cannot describe an operand (a leading dimension not a multiple of 4, a base not
  *   16-byte aligned), the producer copies the raw tiles itself with 4-byte cp.async, into the
- *   same layout; everything after is the same.
+ *   same layout (about 3 instructions a copy inside the matrix); everything after is the same.
  *
  * The bound, in clocks per 128x128x32 tile on one SM, computed, not counted (H100 SXM: dense
  *   TF32 ~495 TFLOP/s at 1830 MHz over 132 SMs, 1024 multiply-adds a clock)
@@ -62,22 +64,22 @@
  *   tensor pipe 55%, issue slots 26%, 6-way shared-store conflicts, L2 at 74% from half-used
  *   sectors. TMA and separate roles should remove the barrier and the L2 waste: 2.1-2.3x.
  *
- * Measured (H100 80GB HBM3, 2026-11-25; results/notes/step_16.md)
+ * Measured (H100 80GB HBM3, 2026-11-25; every variant in results/notes/step_16.md)
  *   TMA and roles alone, a wait for all wgmma each tile: 1.82x / 1.88x at 4096 / 8192 - no gain:
- *   the wgmma of one tile still drained before the next tile's A was split.
- *   With wait_group 1, two sets of A fragments and chunk summed every 2 tiles: 2.22-2.24x at
- *   4096, 2.31-2.33x at 8192 (117 TFLOP/s), 1.1-1.3 u against cuBLAS's 5.7-6.6 u. The same loop
- *   with wgmma only (no barriers, no split: this tile's ceiling): 2.8-3.0x. Summing every 4
- *   tiles: 2.15-2.25x and 1.5-2.0 u; 5 raw stages: the same as 4.
- *   That build failed one check-matrix case (M = 8388613, N = 3, K = 2: 1-9 of 25 million
- *   elements up to 10 u, over the bound); rounding small and keeping 8 consecutive k per step
- *   (above) fixed it. The final build, in a noisy run: 2.07x / 2.18x at 4096 / 8192 (spread
- *   7-13%); the sweep 1.6-2.3x from 1024 (2.09x at 4096, 2.16x at 8192); the shape set 1.68-2.24x
- *   where K >= 1024 and TMA works, 0.94-0.99x where the producer copies (4095^3, 4097^3, padded
- *   rows), 1.09x at K = 128; 1.1-1.8 u (cuBLAS 4.2-6.0 u), 12.4 u on exponents spread over
- *   2^-30..2^30 (cuBLAS 26.8 u). Beside it (anchors.csv): cuBLAS TF32 alone 7.2-8.5x at 360-510
- *   u; 3xTF32 composed from cuBLAS 2.3-2.5x from 4096 up, at 20-33 u. This rung is as accurate
- *   as SGEMM and slower than the composed anchor; the issue's 2.3x is not reached.
+ *   the wgmma of one tile still drained before the next tile's A was split. wait_group 1, two
+ *   sets of A fragments and chunk summed every 2 tiles: 2.22x / 2.31x, but one check-matrix case
+ *   over its bound (M = 8388613, N = 3, K = 2: up to 10 u); rounding small and 8 consecutive k
+ *   per step fixed it and cost 7% (2.06x / 2.15x). Won back: small rounded by cvt (+2.5%), a
+ *   third B^T stage (+3% at 8192; on split-K shapes it measured 15-20% slower, so those keep
+ *   two). The ceiling of this loop (wgmma only, no barriers, no split): 2.8-3.0x.
+ *   Final: 1.82x at 1024, 1.87x at 2048, 2.22x at 4096, 2.31x at 8192 (110 TFLOP/s); the sweep
+ *   1.65-2.43x from 1024 (2.16x at 4096, 2.32x at 8192); the shape set 1.71-2.30x where K >= 1024,
+ *   1.30-1.44x on odd and padded leading dimensions (the producer's copies), 1.13x at K = 128.
+ *   Error 1.1-1.7 u (cuBLAS 5.0-6.2 u); 12.1 u with exponents spread over 2^-30..2^30 (cuBLAS
+ *   23.9 u); 0.91 u at 4096 x 4096 x 65536 (cuBLAS 6.04 u). Beside it (anchors.csv, from 4096
+ *   up): cuBLAS TF32 alone 7.5-8.5x at 366-527 u; 3xTF32 composed from cuBLAS 2.11-2.52x at
+ *   20-31 u. As accurate as SGEMM; ahead of the composed anchor at most sizes below 5376, 1-7%
+ *   behind it above; the issue's 2.3x is reached at 8192, not at 4096 (2.16-2.22x).
  *   Tables: results/nvidia-h100-80gb-hbm3/tables.txt.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Where the
@@ -107,11 +109,15 @@
 #define THREADS   (3 * WG) /* warpgroup 0: the producer; 1 and 2: the consumers */
 #define ACC_REGS  (WG_ROWS * BN / WG) /* 64 floats of C per consumer thread */
 #define RAW_STAGES   4 /* raw K tiles (A and B as TMA writes them) in flight */
-#define SPLIT_STAGES 2 /* B^T big/small buffers: one being read by wgmma, one being written */
+/* B^T big/small buffers: one being read by wgmma, one being written, and for whole tiles a
+ * spare (measured: +3% at 8192 with whole tiles, but 15-20% slower on the split-K shapes). The
+ * kernel takes the count as its template parameter SPLIT_STAGES. */
+#define SPLIT_STAGES_WHOLE  3
+#define SPLIT_STAGES_SLICED 2
 /* The tensor core's sum `chunk` joins the FP32 sum every CHUNK_TILES K tiles (64 deep): the
  * tensor core truncates as it adds, so its sums stay short; but summing after every tile would
  * also drain the warpgroup's wgmma queue every tile. */
-#define CHUNK_TILES 2
+#define CHUNK_TILES 2 /* consume_all() goes two tiles a turn: one chunk */
 /* Registers per thread after the hand-over (setmaxnreg): the producer splits B with few, the
  * consumers hold acc, chunk and A's fragments. 128 * 56 + 256 * 224 = 64,512 = 384 * 168, what
  * the launch gives (__launch_bounds__(384, 1): 168 each). */
@@ -133,8 +139,8 @@
 #define SPLIT_PART_BYTES  (BN * ROW_BYTES) /* 16,384: big or small */
 #define SPLIT_STAGE_BYTES (2 * SPLIT_PART_BYTES)
 #define SMEM_ALIGN        1024
-#define SMEM_BYTES \
-    (RAW_STAGES * RAW_STAGE_BYTES + SPLIT_STAGES * SPLIT_STAGE_BYTES + SMEM_ALIGN) /* 197,632 */
+#define SMEM_BYTES(split_stages) /* 230,400 whole, 197,632 sliced */ \
+    (RAW_STAGES * RAW_STAGE_BYTES + (split_stages) * SPLIT_STAGE_BYTES + SMEM_ALIGN)
 #define SWZ(row, chunk) ((row) * ROW_BYTES + ((((chunk) ^ ((row) % 8))) * 16))
 /* The matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in bits
  * 0-13, leading byte offset >> 4 in 16-29 (unused by swizzled K-major layouts: 1), stride byte
@@ -151,22 +157,25 @@
 
 static_assert(2 * WG_ROWS == BM, "two consumer warpgroups of 64 rows");
 static_assert(BN * BK / 16 == 2 * WG, "two 4x4 blocks of B per producer thread");
-static_assert(SMEM_BYTES <= 227 * 1024, "an H100 block holds at most 227 KB");
+static_assert(SMEM_BYTES(SPLIT_STAGES_WHOLE) <= 227 * 1024, "an H100 block holds at most 227 KB");
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: wgmma, setmaxnreg */
 
-/* x as big + small, both rounded to TF32 (the top 19 bits after adding half of the last kept
- * bit) and handed over already cut. small = x - big is exact in FP32 but has up to 13
- * significant bits; left to the tensor core, which keeps 11 by cutting, it would lose up to
- * 2^-21 of x (up to 8 u a product; 10 u measured at K = 2). Rounded, at most 2^-23. A NaN small
- * (x NaN or infinite) is passed as it is: adding 0x1000 to the canonical NaN 0x7fffffff would
- * carry into the sign and make it -0, and the NaN would vanish from the sum. */
+/* x as big + small, both rounded to TF32 and handed over already cut. big: the top 19 bits
+ * after adding half of the last kept bit (two integer instructions). small = x - big is exact
+ * in FP32 but has up to 13 significant bits; left to the tensor core, which keeps 11 by
+ * cutting, it would lose up to 2^-21 of x (up to 8 u a product; 10 u measured at K = 2), so it
+ * is rounded too, by cvt.rna.tf32.f32: one instruction (F2FP), which keeps a NaN a NaN (the
+ * integer rounding would carry the canonical NaN 0x7fffffff into the sign bit and make it -0;
+ * guarding against that cost three more instructions, 2-3% of the speed). For big the integer
+ * rounding is the faster one (cvt for both measured 4% slower). */
 static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
 {
     const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
-    const unsigned s = __float_as_uint(x - __uint_as_float(b));
+    unsigned s;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s) : "f"(x - __uint_as_float(b)));
     *big = b;
-    *small = (s & 0x7fffffffu) > 0x7f800000u ? s : (s + 0x1000u) & 0xffffe000u;
+    *small = s;
 }
 
 static __device__ __forceinline__ float component(float4 v, int i)
@@ -367,8 +376,10 @@ static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned ch
 
 /* The fallback producer's copy of one raw tile, for operands TMA cannot describe (a leading
  * dimension that is not a multiple of 4 floats, or a base not 16-byte aligned): 4-byte cp.async
- * into the layout TMA would have written, zeros outside M, N and K. Offsets stay in int: A and
- * B span <= INT_MAX floats (sgemm_prologue), and a copy outside takes offset 0. */
+ * into the layout TMA would have written, zeros outside M, N and K. This general form (a
+ * tile at an edge) costs about 20 instructions a copy; copy_raw_inside() below is the common
+ * case. Offsets stay in int: A and B span <= INT_MAX floats (sgemm_prologue), and a copy
+ * outside takes offset 0. */
 static __device__ __forceinline__ void copy_raw(unsigned stage, const float *A, int lda,
                                                 const float *B, int ldb, int M, int N, int K,
                                                 int m0, int n0, int k0, int p)
@@ -389,6 +400,38 @@ static __device__ __forceinline__ void copy_raw(unsigned stage, const float *A, 
     }
 }
 
+/* 4 bytes, all of them from src (no zero-fill count for ptxas to fold into the address). */
+static __device__ __forceinline__ void cp_async_4_all(unsigned dst, const float *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+/* The same copies for a tile wholly inside A and B, about 3 instructions each: thread p copies
+ * column p % 32 of A's rows p / 32 + 4i and column p of B's rows i (i = 0..31), stepping the
+ * source pointers instead of recomputing them and checking nothing. Row p / 32 + 4i of A has
+ * row % 8 = p / 32 + 4 (i % 2), so its swizzled place is one of two offsets plus 512 i. With
+ * the general form the producer, which also splits B, was the bottleneck: 0.95-0.98x cuBLAS
+ * on odd leading dimensions, 1.26-1.37x with this (2026-11-25). */
+static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const float *a,
+                                                       size_t lda4, const float *b, size_t ldb,
+                                                       int p)
+{
+    const int k = p % BK, r0 = p / BK;
+    const unsigned a_even = stage + SWZ(r0, k / 4) + 4 * (k % 4);
+    const unsigned a_odd = stage + SWZ(r0 + 4, k / 4) + 4 * (k % 4) - 4 * ROW_BYTES;
+#pragma unroll 8
+    for (int i = 0; i < BM / 4; ++i) {
+        cp_async_4_all((i % 2 ? a_odd : a_even) + 4 * i * ROW_BYTES, a);
+        a += lda4;
+    }
+    const unsigned b_dst = stage + A_RAW_BYTES + 4 * p;
+#pragma unroll 8
+    for (int i = 0; i < BK; ++i) {
+        cp_async_4_all(b_dst + i * B_RAW_ROW_BYTES, b);
+        b += ldb;
+    }
+}
+
 static __device__ __forceinline__ void producer_sync(void)
 {
     asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* the producer warpgroup alone */
@@ -404,7 +447,7 @@ static __device__ __forceinline__ void producer_sync(void)
 #define BAR_RAW_EMPTY   (BAR_RAW_FULL + RAW_STAGES)
 #define BAR_SPLIT_FULL  (BAR_RAW_EMPTY + RAW_STAGES)
 #define BAR_SPLIT_EMPTY (BAR_SPLIT_FULL + SPLIT_STAGES)
-#define BARS            (BAR_SPLIT_EMPTY + SPLIT_STAGES)
+#define BARS            (BAR_SPLIT_EMPTY + SPLIT_STAGES) /* SPLIT_STAGES: the kernel's */
 
 /* What a consumer thread keeps for its K loop. */
 struct consumer {
@@ -448,27 +491,30 @@ static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
 }
 
 /* Tile kt, whose A is split in `a`: twelve wgmma into chunk, per k8 step small*big, big*small,
- * big*big (the smallest first); a chunk's first starts it from zero. While they run: the wait
- * for the tile before (its B^T buffer goes back to the producer), and A of tile kt + 1 into
- * `a_next`, whose last reader was that tile. Every CHUNK_TILES tiles, and at the last, the
- * wait for everything and chunk into acc: FP32 sums rounded to nearest, outside the tensor
- * core. */
+ * big*big (the smallest first); a chunk's first tile (`starts`) starts it from zero. While
+ * they run: the wait for the tile before (its B^T buffer goes back to the producer), and A of
+ * tile kt + 1 into `a_next`, whose last reader was that tile. After a chunk's last tile (`sums`),
+ * and at the last tile, the wait for everything and chunk into acc: FP32 sums rounded to
+ * nearest, outside the tensor core. starts and sums are constants where it is inlined: with
+ * wgmma in flight, ptxas keeps the pipeline only across branches it can see are the same for
+ * the whole warpgroup. */
+template <int SPLIT_STAGES>
 static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
                                                     unsigned a[K8_STEPS][2][4],
                                                     unsigned a_next[K8_STEPS][2][4],
-                                                    float chunk[ACC_REGS], float acc[ACC_REGS])
+                                                    float chunk[ACC_REGS], float acc[ACC_REGS],
+                                                    const int starts, const int sums)
 {
     const int s = kt % SPLIT_STAGES;
     bar_wait(c->bar + 8u * (BAR_SPLIT_FULL + s), (kt / SPLIT_STAGES) & 1);
     const unsigned b_big = c->bt_s + s * SPLIT_STAGE_BYTES, b_small = b_big + SPLIT_PART_BYTES;
-    const int first = kt % CHUNK_TILES == 0;
     pin_a(a);
     wgmma_fence();
 #pragma unroll
     for (int st = 0; st < K8_STEPS; ++st) {
         const unsigned long long d_big = DESC_HIGH | ((b_big + st * K8_BYTES) & 0x3ffffu) >> 4;
         const unsigned long long d_small = DESC_HIGH | ((b_small + st * K8_BYTES) & 0x3ffffu) >> 4;
-        wgmma_tf32(chunk, a[st][1], d_big, st > 0 || !first);
+        wgmma_tf32(chunk, a[st][1], d_big, st > 0 || !starts);
         wgmma_tf32(chunk, a[st][0], d_small, 1);
         wgmma_tf32(chunk, a[st][0], d_big, 1);
     }
@@ -479,7 +525,7 @@ static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
     }
     if (kt + 1 < c->k_tiles)
         load_a(c, kt + 1, a_next);
-    if (kt % CHUNK_TILES == CHUNK_TILES - 1 || kt == c->k_tiles - 1) {
+    if (sums || kt == c->k_tiles - 1) {
         wgmma_wait(chunk, a);
         bar_arrive(c->bar + 8u * (BAR_SPLIT_EMPTY + s));
 #pragma unroll
@@ -489,6 +535,23 @@ static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
         c->in_flight = 0;
     } else {
         c->in_flight = 1;
+    }
+}
+
+/* The whole K loop of a consumer: two tiles a turn, so that each set of A fragments stays in
+ * its own registers; chunk starts on the first and joins acc after the second. */
+template <int SPLIT_STAGES>
+static __device__ __forceinline__ void consume_all(struct consumer *c, unsigned a0[K8_STEPS][2][4],
+                                                   unsigned a1[K8_STEPS][2][4],
+                                                   float chunk[ACC_REGS], float acc[ACC_REGS])
+{
+    static_assert(CHUNK_TILES == 2, "a chunk is the two tiles of one turn");
+    if (c->k_tiles > 0)
+        load_a(c, 0, a0);
+    for (int kt = 0; kt < c->k_tiles; kt += 2) {
+        consume_tile<SPLIT_STAGES>(c, kt, a0, a1, chunk, acc, 1, 0);
+        if (kt + 1 < c->k_tiles)
+            consume_tile<SPLIT_STAGES>(c, kt + 1, a1, a0, chunk, acc, 0, 1);
     }
 }
 
@@ -511,7 +574,7 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
  * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
  * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. TMA: the raw tiles come by
  * TMA (tmap_a, tmap_b); else by the producer's cp.async. */
-template <int TMA>
+template <int TMA, int SPLIT_STAGES>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3_wgmma(const __grid_constant__ CUtensorMap tmap_a,
                        const __grid_constant__ CUtensorMap tmap_b, int M, int N, int K,
@@ -571,7 +634,12 @@ __global__ void __launch_bounds__(THREADS, 1)
                 }
             } else {
                 bar_wait(BAR(BAR_RAW_EMPTY + r), ((j / RAW_STAGES) & 1) ^ 1);
-                copy_raw(stage, A, lda, B, ldb, M, N, K, m0, n0, (kt0 + j) * BK, p);
+                const int k0 = (kt0 + j) * BK;
+                if (m0 + BM <= M && n0 + BN <= N && k0 + BK <= K)
+                    copy_raw_inside(stage, A + (size_t)(m0 + p / BK) * lda + p % BK + k0,
+                                    (size_t)4 * lda, B + (size_t)k0 * ldb + n0 + p, ldb, p);
+                else
+                    copy_raw(stage, A, lda, B, ldb, M, N, K, m0, n0, (kt0 + j) * BK, p);
             }
         };
         for (int j = 0; j < RAW_STAGES - 1; ++j) {
@@ -631,13 +699,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     /* Two sets of A fragments: the tensor core reads one while the other is filled. The loop
      * goes two tiles at a time so that each set stays in its own registers. */
     unsigned a0[K8_STEPS][2][4], a1[K8_STEPS][2][4];
-    if (k_tiles > 0)
-        load_a(&c, 0, a0);
-    for (int kt = 0; kt < k_tiles; kt += 2) {
-        consume_tile(&c, kt, a0, a1, chunk, acc);
-        if (kt + 1 < k_tiles)
-            consume_tile(&c, kt + 1, a1, a0, chunk, acc);
-    }
+    consume_all<SPLIT_STAGES>(&c, a0, a1, chunk, acc);
 
     /* Accumulator layout (m64nNk8, f32): register 4j + r of lane (g, t) of warp w holds row
      * 16w + g + 8 (r / 2), column 8j + 2t + (r % 2) of the warpgroup's 64 x 128. */
@@ -727,10 +789,13 @@ __global__ void wgmma_image_probe(int *sink)
 typedef void (*tf32x3_kernel)(const CUtensorMap, const CUtensorMap, int, int, int, float,
                               const float *, int, const float *, int, float, float *, int, int,
                               float *);
-static const tf32x3_kernel kernels[2] = {sgemm_tf32x3_wgmma<0>, sgemm_tf32x3_wgmma<1>};
+/* [TMA][whole tiles] */
+static const tf32x3_kernel kernels[2][2] = {
+    {sgemm_tf32x3_wgmma<0, SPLIT_STAGES_SLICED>, sgemm_tf32x3_wgmma<0, SPLIT_STAGES_WHOLE>},
+    {sgemm_tf32x3_wgmma<1, SPLIT_STAGES_SLICED>, sgemm_tf32x3_wgmma<1, SPLIT_STAGES_WHOLE>}};
 
 /* ---- Per device, once: the SM count, whether the loaded image has the wgmma body, the opt-in
- * to 193 KB of shared memory (above 48 KB; an attribute of the kernel in that device's context,
+ * to 225 KB of shared memory (above 48 KB; an attribute of the kernel in that device's context,
  * no stream work, so it may run while a stream captures). Per process, once: the driver's
  * cuTensorMapEncodeTiled (none: every call takes the cp.async path). Safe from concurrent host
  * threads. */
@@ -762,9 +827,11 @@ static cudaError_t ask_device(int device, struct device_facts *f)
     if (err == cudaSuccess)
         err = cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe);
     f->wgmma = (err == cudaSuccess) && probe.sharedSizeBytes >= PROBE_MARK_INTS * sizeof(int);
-    for (int i = 0; i < 2 && err == cudaSuccess && f->wgmma; ++i)
-        err = cudaFuncSetAttribute((const void *)kernels[i],
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+    for (int i = 0; i < 4 && err == cudaSuccess && f->wgmma; ++i)
+        err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   i % 2 ? SMEM_BYTES(SPLIT_STAGES_WHOLE)
+                                         : SMEM_BYTES(SPLIT_STAGES_SLICED));
     return err;
 }
 
@@ -869,7 +936,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
         slices = work ? slices : 1;
     }
-    kernels[tma]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES, stream>>>(
+    const int whole = slices == 1;
+    const size_t smem = whole ? SMEM_BYTES(SPLIT_STAGES_WHOLE) : SMEM_BYTES(SPLIT_STAGES_SLICED);
+    kernels[tma][whole]<<<(unsigned)(tiles * slices), THREADS, smem, stream>>>(
         map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
     if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
         sgemm_trace(16, "whole", M, N, K, tiles, 1);
