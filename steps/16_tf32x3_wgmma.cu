@@ -50,11 +50,11 @@
  *   Where TMA cannot describe an operand (a leading dimension not a multiple of 4, a base not
  *   16-byte aligned), the producer copies the raw tiles itself with 4-byte cp.async, into the
  *   same layout (about 3 instructions a copy inside the matrix); everything after is the same.
- *   The loop has two steady states. It is fast while the producer paces the consumers (both wait
- *   for each split and issue together). A producer that gets ahead (a block's second tile begun
- *   with the B^T stages full, a second producer warpgroup, the second consumer started late)
- *   leaves it 17-35% slower for good; so a block takes one tile and exits (persistent blocks
- *   measured 1.57x at 4096; results/notes/step_16.md).
+ *   The loop has two steady states. It is fast while the producer paces the consumers (their
+ *   largest stall is the wait for its splits, Nsight Compute). Where the producer gets ahead (a
+ *   block's second tile begun with the B^T stages full, a second producer warpgroup, the second
+ *   consumer started late) it measured 17-35% slower and stayed so; so a block takes one tile
+ *   and exits (persistent blocks: 1.57x at 4096; results/notes/step_16.md).
  *
  * The bound, in clocks per 128x128x32 tile on one SM, computed, not counted (H100 SXM: dense
  *   TF32 ~495 TFLOP/s at 1830 MHz over 132 SMs, 1024 multiply-adds a clock)
