@@ -1,38 +1,55 @@
 /*
- * Rung 14 - split-K through a thread block cluster: the slices of a tile add their partial
- * sums up in distributed shared memory, without a trip through L2 (sm_90).
+ * Rung 14 - what Hopper's launches add to filling every SM (sm_90): split-K slices that add
+ * their sums up in a thread block cluster, and a last round cut unevenly whose pieces overlap
+ * through programmatic dependent launch.
  *
  * What changes from rung 13
- *   Rung 13's split-K slices meet in global memory: each stores its 32 KB of partial sums to
- *   a slot, fences, counts itself on an atomic, and the last one reads every slot back alone.
- *   On Hopper the slices of a tile can run as one thread block cluster (cudaLaunchKernelEx
- *   with a cluster dimension of `slices`): the GPU starts a cluster's blocks together, on SMs
- *   of one GPC, and each block can read the others' shared memory. So (cluster_finish()):
- *   - each slice parks its partial sums in its own shared memory (free after the K loop);
- *   - one cluster barrier (arrive releases those stores, wait acquires everybody's) replaces
- *     the slots, the fences and the atomic count;
- *   - each slice, not the last block alone, adds up 1/slices of the tile, reading slices 0, 1,
- *     ... in order (the same floats as rung 13), and writes that part of C;
- *   - a second cluster barrier keeps each block's shared memory alive until all are done.
- *   No workspace is needed, so a call captured into a CUDA graph splits as a direct one does.
- *   The cost model gains a cluster term (split_slices()): a cluster never spans two GPCs, so
- *   fewer clusters of s run at once than SMs / s; the launcher asks the driver how many fit at
- *   one block per SM (cudaOccupancyMaxActiveClusters, a probe kernel holding over half an SM's
- *   shared memory) and counts the blocks on the busiest SM from that. Below sm_90: rung 13.
+ * 1. Rung 13's split-K slices meet in global memory: each stores its 32 KB of partial sums to a
+ *    slot, fences, counts itself on an atomic, and the last one reads every slot back alone.
+ *    On Hopper the slices of a tile run as one thread block cluster (cudaLaunchKernelEx with a
+ *    cluster dimension of `slices`): started together on one GPC, each block can read the
+ *    others' shared memory. So (cluster_finish()) each slice parks its sums in its own shared
+ *    memory; one cluster barrier (arrive releases, wait acquires) replaces the slots, fences
+ *    and count; every slice adds up 1/slices of the tile, slices 0, 1, ... in order (rung 13's
+ *    floats); a second barrier keeps the shared memory alive until all are done. No workspace:
+ *    a captured call splits as a direct one does. A cluster never spans two GPCs, so fewer
+ *    clusters of s fit than SMs / s: the launcher asks the driver how many
+ *    (cudaOccupancyMaxActiveClusters, a probe holding over half an SM's shared memory) and
+ *    the cost model counts the blocks on the busiest SM from that (split_slices()).
+ * 2. The uneven tail, where the 128x256 tiles fill whole rounds and more than half of one more
+ *    (4096^2: 512 tiles, 3 rounds of 132 and 116). Each of the last round's r tiles is cut once
+ *    along K: a long piece of kt - js K tiles holds an SM, a short one of js runs, one after
+ *    another with the others, on the SMs - r SMs the round leaves free (4096: 460 and 52 of
+ *    512, 8 waves of 16); js balances the two (uneven_tail()). Each piece is the whole-tile
+ *    kernel run as a GEMM of its own on offset pointers (its SASS unchanged): the long pieces
+ *    write C (K up to the cut, with beta), the short ones a workspace, which sgemm_add_pieces()
+ *    adds to C. Four kernels, each waiting for the one before to end, would leave the free SMs
+ *    idle; with programmatic dependent launch (a launch attribute) a kernel may start once
+ *    every block of the one before has started (griddepcontrol.launch_dependents, the
+ *    whole-tile kernel's first instruction). So the short pieces start as soon as each long
+ *    one holds an SM, and take the others; the add's blocks start then too and wait
+ *    (griddepcontrol.wait) until both kinds of piece are done; the whole tiles after them fill
+ *    the SMs as the pieces end. One stream, no host wait: a graph captures it (programmatic
+ *    edges). The add sums two slices, like a split: the same floats on every run.
  *
  * Why the hardware rewards it
  *   At 256^2 the global chain is most of the run: a build that skipped it (wrong C, the floor)
  *   ran in 9.0 us instead of 13.8 (H200). In a cluster the partial sums never leave the GPC,
- *   the reduction is spread over every slice, and no block waits on an atomic in L2.
+ *   the reduction is spread over every slice, and no block waits on an atomic in L2. At 4096^2
+ *   a round takes ~650 us and the last one leaves 16 of 132 SMs idle; stream-K (rung 13) fills
+ *   them but runs its shared tiles in another kernel, slower per K tile (241 registers against
+ *   214). The uneven pieces run rung 12's kernel itself: the last round ends at ~0.9 of a round.
  *
- * The kernel: 143 registers, ptxas sm_90 (3 blocks per SM: bounded to 128, ptxas re-derived the
- * thread index and shared-memory base in the K loop, 638 instructions per K tile against 581,
- * measured 2026-11-22). Shared memory 32,768 bytes: the stages, then the 64x128 partial sums.
+ * The kernels: cluster split 143 registers (3 blocks per SM; 32,768 bytes of shared memory:
+ * the stages, then the 64x128 sums); the add 78 x 128 threads, so that its waiting blocks fit
+ * beside a whole-tile block (214 x 256). ptxas sm_90, no spills.
  *
- * Predicted (H200, before the change): 256^2 13.8 -> ~10 us, 512^2 18 -> ~14, 768^2 36 ->
- * ~32. Measured then (ratio to cuBLAS, global slots -> clusters, three runs): 128 0.78 ->
- * 1.05, 256 0.87 -> 1.20, 384 1.01 -> 1.29, 512 0.95 -> 1.00, 640 0.97 -> 1.08, 768 1.03 ->
- * 1.15. Now (H100, 2026-11-25): 256 1.226, 512 0.996, 768 1.181, 1024 1.132, 4096 1.028.
+ * Predicted: clusters (H200): 256^2 13.8 -> ~10 us, 512^2 18 -> ~14, 768^2 36 -> ~32; the
+ * uneven tail: the last round in ~0.9 of a round, 4096 +2.5% less the add.
+ * Measured (ratio to cuBLAS): clusters (H200, global slots -> clusters) 128 0.78 -> 1.05, 256
+ * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (same process, without ->
+ * with) H100_LINE
+ * H200 4096 1.033 -> 1.056, 2816 1.03 -> 1.11. Every number: results/notes/step_14.md.
  */
 #include <pthread.h>
 #include "../common/step.h"
@@ -389,12 +406,16 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
 template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS> /* block b: C tile b */
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
     sgemm_whole(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
-                float beta, float *C, int ldc)
+                float beta, float *C, int ldc, int first_tile)
 {
 #if HAS_CP_ASYNC
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); /* NEW: see launch_uneven() */
+#endif
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16};
-    tile_product(sh, &g, (int)blockIdx.x, 0, (g.K - 1) / BK + 1, NULL, NULL, NULL, NULL, NULL);
+    tile_product(sh, &g, first_tile + (int)blockIdx.x, 0, (g.K - 1) / BK + 1, NULL, NULL, NULL,
+                 NULL, NULL);
 #elif defined(__CUDA_ARCH__)
     __trap();
 #endif
@@ -456,6 +477,55 @@ __global__ void __launch_bounds__(256)
         c[j] = (beta == 0.0f) ? alpha * v[j] : alpha * v[j] + beta * c[j];
 }
 
+/* NEW: the uneven tail's last step: C tile first_tile + b += w, the short pieces' sums (C's
+ * rows from row0 on, ldw % 4 == 0). One block a tile, small enough to wait beside a whole-tile
+ * block. A thread loads ADD_BATCH rows before it stores any: a store, then the next row's
+ * loads, would wait out a memory latency per row (3.5% of the time at 4095^3). */
+#define ADD_THREADS 128 /* two rows of a tile at a time, 64 float4s each */
+#define ADD_BATCH   7   /* rows in flight per thread: as many as 80 registers hold */
+__global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
+    sgemm_add_pieces(int M, int N, float *__restrict__ C, int ldc, const float *__restrict__ w,
+                     int ldw, int row0, int first_tile, int c_vec)
+{
+#if HAS_CP_ASYNC && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); /* whole tiles may start */
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* both pieces done, their stores seen */
+    int tile_m, tile_n;
+    tile_coords(first_tile + (int)blockIdx.x, (M - 1) / L_BM + 1, (N - 1) / L_BN + 1, &tile_m,
+                &tile_n);
+    const int step = ADD_THREADS / (L_BN / 4); /* rows apart */
+    const int col = tile_n * L_BN + 4 * ((int)threadIdx.x % (L_BN / 4)), cols = min(4, N - col);
+    const int rows = min(L_BM, M - tile_m * L_BM), vec = c_vec && cols == 4;
+    for (int r = (int)threadIdx.x / (L_BN / 4); r < rows && cols > 0; r += ADD_BATCH * step) {
+        float *c = C + (size_t)(tile_m * L_BM + r) * ldc + col;
+        const float *v = w + (size_t)(tile_m * L_BM + r - row0) * ldw + col;
+        float4 add[ADD_BATCH], old[ADD_BATCH];
+#pragma unroll
+        for (int b = 0; b < ADD_BATCH; ++b) /* every load of the batch in flight at once */
+            if (r + b * step < rows) {
+                const float *cb = c + (size_t)b * step * ldc;
+                add[b] = *(const float4 *)(v + (size_t)b * step * ldw);
+                old[b] = vec ? *(const float4 *)cb
+                             : make_float4(cb[0], cols > 1 ? cb[1] : 0.f, cols > 2 ? cb[2] : 0.f,
+                                           cols > 3 ? cb[3] : 0.f);
+            }
+#pragma unroll
+        for (int b = 0; b < ADD_BATCH && r + b * step < rows; ++b) {
+            const float out[4] = {old[b].x + add[b].x, old[b].y + add[b].y, old[b].z + add[b].z,
+                                  old[b].w + add[b].w};
+            float *cb = c + (size_t)b * step * ldc;
+            if (vec)
+                *(float4 *)cb = make_float4(out[0], out[1], out[2], out[3]);
+            else
+                for (int j = 0; j < cols; ++j)
+                    cb[j] = out[j];
+        }
+    }
+#elif defined(__CUDA_ARCH__)
+    __trap();
+#endif
+}
+
 template <int B16> /* stream-K: one share per block, as many blocks as the GPU holds at once */
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_stream_k(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -494,7 +564,7 @@ __global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
 
 #define GEMM_PARAM_TYPES                                                                           \
     int, int, int, float, const float *, int, const float *, int, float, float *, int
-typedef void (*whole_kernel)(GEMM_PARAM_TYPES);
+typedef void (*whole_kernel)(GEMM_PARAM_TYPES, int);
 typedef void (*stream_k_kernel)(GEMM_PARAM_TYPES, struct stream_k);
 typedef void (*split_kernel)(GEMM_PARAM_TYPES, struct split_k);
 static long long ceil_div(long long a, long long b)
@@ -505,13 +575,49 @@ static long long ceil_div(long long a, long long b)
 /* ---- Dispatch: rung 13's cost model (its comment has the terms and examples) ---------- */
 #define LARGE_TILE_GAIN 104
 #define STREAM_K_COST   113
-enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K };
-static enum plan choose_plan(long long large, long long small, int sms, long long resident)
+enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K, UNEVEN_TAIL };
+
+/* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after at least one whole
+ * round), each cut once along K: a long piece of kt - js K tiles on an SM of its own, and a short
+ * one of js; the short pieces run one after another on the SMs - r SMs left free, in waves =
+ * ceil(r / (SMs - r)) rounds, each costing SHORT_PIECE_KT K tiles beyond its own. js balances
+ * the two; returns the longer of them in hundredths of a tile, or -1 where no cut applies. */
+#define SHORT_PIECE_KT 5
+#define UNEVEN_COST    2
+static long long uneven_tail(long long tiles, long long sms, long long kt, int *short_kt)
+{
+    const long long r = tiles % sms;
+    *short_kt = 0;
+    if (tiles < sms || 2 * r <= sms)
+        return -1;
+    const long long waves = ceil_div(r, sms - r);
+    const long long js0 = (kt - waves * SHORT_PIECE_KT) / (waves + 1);
+    long long best = -1;
+    for (long long js = js0; js <= js0 + 1; ++js) { /* the balance lies between the two */
+        const long long j = js < SPLIT_MIN_KT ? SPLIT_MIN_KT : js;
+        const long long chain = waves * (j + SHORT_PIECE_KT);
+        const long long t = chain > kt - j ? chain : kt - j;
+        if (2 * j <= kt && (best < 0 || t < best)) {
+            best = t;
+            *short_kt = (int)j;
+        }
+    }
+    return best < 0 ? -1 : tiles / sms * 100 + (best * 100 - 1) / kt + 1 + UNEVEN_COST;
+}
+
+static enum plan choose_plan(long long large, long long small, int sms, long long resident,
+                             long long kt, int *short_kt)
 {
     const long long whole_large = ceil_div(large, sms) * 100;
     const long long whole_small = ceil_div(small, sms) * LARGE_TILE_GAIN / 4;
     long long best = whole_large;
     enum plan plan = WHOLE_LARGE;
+    /* NEW: a long piece holds its SM: only with one 128x256 block per SM */
+    const long long uneven = resident == sms ? uneven_tail(large, sms, kt, short_kt) : -1;
+    if (uneven >= 0 && uneven < best) {
+        best = uneven;
+        plan = UNEVEN_TAIL;
+    }
     if (resident > 0 && large > resident && large % resident != 0) {
         const long long dp_rounds = large / resident - 1;
         const long long sk =
@@ -582,17 +688,24 @@ static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* NEW: how many clusters fit at one block per SM: asked with over half an SM's shared memory */
 __global__ void cluster_capacity_probe(void) {}
-/* NEW: a launch of `blocks` blocks of S_THREADS in clusters of `size`. */
-static cudaLaunchConfig_t cluster_config(long long blocks, int size, int smem, cudaStream_t stream,
-                                         cudaLaunchAttribute *attr)
+/* NEW: a cudaLaunchKernelEx configuration with one attribute: blocks in clusters of `size`
+ * (size > 0), or else allowed to start before the kernel ahead on the stream ends (see
+ * launch_uneven()). */
+static cudaLaunchConfig_t ex_config(long long blocks, int threads, int smem, int size,
+                                    cudaStream_t stream, cudaLaunchAttribute *attr)
 {
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = (unsigned)size;
-    attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
+    if (size > 0) {
+        attr->id = cudaLaunchAttributeClusterDimension;
+        attr->val.clusterDim.x = (unsigned)size;
+        attr->val.clusterDim.y = 1;
+        attr->val.clusterDim.z = 1;
+    } else {
+        attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr->val.programmaticStreamSerializationAllowed = 1;
+    }
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3((unsigned)blocks);
-    config.blockDim = dim3(S_THREADS);
+    config.blockDim = dim3((unsigned)threads);
     config.dynamicSmemBytes = (size_t)smem;
     config.stream = stream;
     config.attrs = attr;
@@ -639,7 +752,7 @@ static cudaError_t ask_device(int device, struct device_facts *f)
                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     for (int s = 2; s <= SPLIT_MAX && err == cudaSuccess; ++s) {
         cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t config = cluster_config(s, s, smem, 0, &attr);
+        const cudaLaunchConfig_t config = ex_config(s, S_THREADS, smem, s, 0, &attr);
         err = cudaOccupancyMaxActiveClusters(&f->cluster_cap[s],
                                              (const void *)cluster_capacity_probe, &config);
     }
@@ -709,7 +822,7 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
     sgemm_trace(14, "stream-k", g->M, g->N, g->K, blocks + sk.dp_tiles, 1);
     if (sk.dp_tiles > 0) {
         whole<<<(unsigned)sk.dp_tiles, L_THREADS, smem, stream>>>(
-            g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
+            g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, 0);
         err = cudaGetLastError();
     }
     return err;
@@ -724,7 +837,8 @@ static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, 
                          ? SMEM_BYTES(S_STAGES, S_BM, S_BN)
                          : S_BM * S_BN * (int)sizeof(float);
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t config = cluster_config(tiles * slices, slices, smem, stream, &attr);
+    const cudaLaunchConfig_t config =
+        ex_config(tiles * slices, S_THREADS, smem, slices, stream, &attr);
     const split_kernel kernel = b16 ? sgemm_split<1> : sgemm_split<0>;
     sgemm_trace(14, "split-k", g->M, g->N, g->K, tiles * slices, slices);
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, g->M, g->N, g->K, g->alpha, g->A,
@@ -756,6 +870,58 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
     return cudaGetLastError();
 }
 
+/* NEW: the uneven tail, four launches on the caller's stream, every piece in the whole-tile
+ * kernel (the same SASS as whole tiles) as a GEMM of its own on offset pointers:
+ *   1. the long pieces, tiles dp .. dp+r-1 over K [0, k_cut): C = alpha*A B + beta*C;
+ *   2. early: the short pieces, K [k_cut, K), into w (C's rows from row0 on, alpha, beta 0):
+ *      they start once every long piece has its SM, so they get the SMs left free;
+ *   3. early: the sum, C += w on those tiles, its blocks waiting for 1 and 2 to end;
+ *   4. early: the whole tiles 0 .. dp-1, starting on the SMs as the pieces end.
+ * Measured (4096^2, ratio to cuBLAS): H200, 1.055 in this order, 1.048 with the sum a plain
+ * launch after the pieces; H100, an earlier sum, 1.043 in this order, 1.036 with the sum last.
+ * *launched = 0 where w does not fit the workspace: the caller runs whole tiles. */
+static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long tiles, int sms,
+                                 int short_kt, float *work, cudaStream_t stream, int *launched)
+{
+    const whole_kernel whole = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
+                                   : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    const int smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
+    const long long r = tiles % sms, dp = tiles - r;
+    const int k_cut = (int)(ceil_div(g->K, BK) - short_kt) * BK;
+    const long long per_group = RASTER_GROUP * ceil_div(g->N, L_BN);
+    const long long first_group = dp / per_group; /* w starts at a raster group: same order */
+    const int row0 = (int)(first_group * RASTER_GROUP * L_BM), ldw = (int)ceil_div(g->N, 4) * 4;
+    *launched = 0;
+    if ((long long)(g->M - row0) * ldw > ws_floats(sms))
+        return cudaSuccess;
+    sgemm_trace(14, "uneven-tail", g->M, g->N, g->K, tiles + r, 2);
+    whole<<<(unsigned)r, L_THREADS, smem, stream>>>(g->M, g->N, k_cut, g->alpha, g->A, g->lda,
+                                                    g->B, g->ldb, g->beta, g->C, g->ldc, (int)dp);
+    cudaError_t err = cudaGetLastError();
+    cudaLaunchAttribute attr;
+    if (err == cudaSuccess) {
+        const cudaLaunchConfig_t config = ex_config(r, L_THREADS, smem, 0, stream, &attr);
+        err = cudaLaunchKernelEx(&config, whole, g->M - row0, g->N, g->K - k_cut, g->alpha,
+                                 g->A + (size_t)row0 * g->lda + k_cut, g->lda,
+                                 g->B + (size_t)k_cut * g->ldb, g->ldb, 0.0f, work, ldw,
+                                 (int)(dp - first_group * per_group));
+    }
+    if (err == cudaSuccess) {
+        const cudaLaunchConfig_t config = ex_config(r, ADD_THREADS, 0, 0, stream, &attr);
+        const int c_vec = (g->ldc % 4 == 0) && sgemm_aligned16(g->C);
+        err = cudaLaunchKernelEx(&config, sgemm_add_pieces, g->M, g->N, g->C, g->ldc,
+                                 (const float *)work, ldw, row0, (int)dp, c_vec);
+    }
+    if (err == cudaSuccess) {
+        const cudaLaunchConfig_t config = ex_config(dp, L_THREADS, smem, 0, stream, &attr);
+        err = cudaLaunchKernelEx(&config, whole, g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B,
+                                 g->ldb, g->beta, g->C, g->ldc, 0);
+    }
+    const cudaError_t last = cudaGetLastError();
+    *launched = (err == cudaSuccess && last == cudaSuccess);
+    return err != cudaSuccess ? err : last;
+}
+
 /* Whole large tiles, block b computing tile b (C spans <= INT_MAX floats: fits gridDim.x). */
 static cudaError_t launch_whole_large(int b16, const struct gemm_args *g, long long tiles,
                                      cudaStream_t stream)
@@ -764,7 +930,7 @@ static cudaError_t launch_whole_large(int b16, const struct gemm_args *g, long l
                                     : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
     sgemm_trace(14, "whole-large", g->M, g->N, g->K, tiles, 1);
     kernel<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
-        g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc);
+        g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, 0);
     return cudaGetLastError();
 }
 
@@ -785,16 +951,19 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const enum plan plan = choose_plan(large, small, f.sms, f.resident);
-    /* Without a workspace (capturing, none made yet): whole tiles; for stream-K the same floats. */
+    int short_kt = 0;
+    const enum plan plan = choose_plan(large, small, f.sms, f.resident, ceil_div(K, BK), &short_kt);
+    /* Without a workspace (capturing, none made yet): whole tiles (stream-K: the same floats). */
     float *work = NULL;
-    if (plan == STREAM_K && f.resident <= WS_SLOTS_PER_SM * (long long)f.sms) {
+    if (plan == UNEVEN_TAIL || (plan == STREAM_K && f.resident <= WS_SLOTS_PER_SM * f.sms)) {
         int launched = 0;
         err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
         if (err != cudaSuccess || work == NULL)
             return err != cudaSuccess ? err : launch_whole_large(b16, &g, large, stream);
         unsigned *flags = (unsigned *)(work + ws_floats(f.sms));
-        err = launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
+        err = plan == UNEVEN_TAIL /* NEW */
+                  ? launch_uneven(b16, &g, large, f.sms, short_kt, work, stream, &launched)
+                  : launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
         if (err != cudaSuccess || launched)
             return err;
     }
@@ -816,13 +985,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                         : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
         sgemm_trace(14, "whole-small", M, N, K, small, 1);
         kernel<<<(unsigned)small, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
-            M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
         return cudaGetLastError();
     }
     return launch_whole_large(b16, &g, large, stream);
 }
 
 extern "C" const struct step step_14 = {
-    14, "cluster_split", "split-K through thread block clusters: sums in distributed shared memory",
-    90, launch, "whole-large whole-small stream-k split-k large-split",
+    14, "cluster_split", "split-K in thread block clusters, the uneven tail by dependent launch",
+    90, launch, "whole-large whole-small stream-k split-k large-split uneven-tail",
 };

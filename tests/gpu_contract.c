@@ -579,9 +579,12 @@ static void run_threads(int m, int n, int k)
  *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
  *   large-split  a) 256x256x16384: two 128x256 tiles of S/2 slices each; b) M=128*ceil(S/16)
  *                N=1024 K=16384. The large split's cost below the small one's.
+ *   uneven-tail  (rung 14) t 128x256 tiles, M=128t N=256 K=2048, a) t = S + floor(3S/4) + 1,
+ *                b) t = 2S + floor(3S/4) + 1: a last round more than half busy and a K long
+ *                enough that its cut (UN) costs less than stream-K; rung 13 runs stream-K.
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
- * threads); split_slices() and large_split()'s K tiles, s the slices. Rung 14's split costs
+ * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles, s the slices. Rung 14's split costs
  * assume 8 GPCs of floor(S/8) SMs (cluster_cap[s] = 8 * floor(floor(S/8) / s)); every shape
  * below takes the same path in rungs 13 and 14.
  * S = 132 (H100 SXM, H200):
@@ -596,6 +599,8 @@ static void run_threads(int m, int n, int k)
  *   64x2176x4096     split-k      s=7: 82 (14: s=5: 105) < large s=14: 150
  *   256x256x16384    large-split  large s=66: 153 < s=8: 264 (14: s=8: 258)
  *   1152x1024x16384  large-split  large s=3: 2295 < s=7: 2408 (14: s=5: 2472)
+ *   29696x256x2048   uneven-tail  UN 184 < SK 198 < WL 200, < WS 208 (13: stream-k)
+ *   46592x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
  * S = 114 (H100 PCIe):
  *   14592x256x128    whole-large  WL 100 <= WS 104
  *   256x29184x128    whole-large  WL 200 <= WS 208
@@ -608,6 +613,8 @@ static void run_threads(int m, int n, int k)
  *   64x1920x4096     split-k      s=7: 82 (14: s=7: 76) < large s=14: 149
  *   256x256x16384    large-split  large s=57: 161 < s=8: 264 (14: s=8: 258)
  *   1024x1024x16384  large-split  large s=3: 2292 < s=7: 2408 (14: s=3: 2740)
+ *   25600x256x2048   uneven-tail  UN 184 < SK 198 < WL 200, < WS 208 (13: stream-k)
+ *   40192x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
  * S = 108 (A100; rung 13 only, rung 14 needs sm_90):
  *   13824x256x128    whole-large  WL 100 <= WS 104
  *   256x27648x128    whole-large  WL 200 <= WS 208
@@ -626,7 +633,7 @@ static void run_threads(int m, int n, int k)
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its
  * list, and every path of the list is named at least once.
  */
-#define PATH_TRIES 11
+#define PATH_TRIES 13
 #define PATH_NAME 32
 
 struct path_try {
@@ -651,6 +658,8 @@ static int path_shapes(long sms, struct path_try *out)
         {"split-k", 64, 128 * ((sms + 7) / 8), 4096, ""},
         {"large-split", 256, 256, 16384, ""},
         {"large-split", 128 * s16, 1024, 16384, ""},
+        {"uneven-tail", 128 * (sms + 3 * sms / 4 + 1), 256, 2048, ""},
+        {"uneven-tail", 128 * (2 * sms + 3 * sms / 4 + 1), 256, 2048, ""},
     };
     int count = 0;
     for (int i = 0; i < PATH_TRIES; i++) {
