@@ -139,6 +139,17 @@ int check_matrix(struct check_case *cases, int max)
     /* 232 tiles: on 132 SMs one round whole and 100 more: rung 13 shares them all out
      * (stream-K, no whole rounds before), beta != 0. */
     n = add(cases, n, max, product("many tiles: stream-K", 14848, 512, 1024, pairs[1], 0));
+    /* 232 tiles again, on 132 SMs cut by rung 14's uneven tail (the last round's tiles split
+     * along K into a long and a short piece, summed by a third kernel), with every edge at
+     * once: a partial first K tile, N % 4 != 0 (B copied by 4 bytes), rows padded by one float
+     * (C written by floats), C offset by one float; exact with beta != 0, then beta == 0. */
+    for (int p = 1; p <= 2; p++) {
+        struct check_case c =
+            product("many tiles: uneven tail", 29693, 253, 1021, pairs[p], p == 1);
+        c.lda_pad = c.ldb_pad = c.ldc_pad = 1;
+        c.c_off = 1;
+        n = add(cases, n, max, c);
+    }
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
      * cut, so rung 13 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */

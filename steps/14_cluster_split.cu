@@ -1,55 +1,51 @@
 /*
  * Rung 14 - what Hopper's launches add to filling every SM (sm_90): split-K slices that add
- * their sums up in a thread block cluster, and a last round cut unevenly whose pieces overlap
- * through programmatic dependent launch.
+ * their sums up in a thread block cluster, and kernels that start before the one ahead ends.
  *
  * What changes from rung 13
  * 1. Rung 13's split-K slices meet in global memory: each stores its 32 KB of partial sums to a
  *    slot, fences, counts itself on an atomic, and the last one reads every slot back alone.
- *    On Hopper the slices of a tile run as one thread block cluster (cudaLaunchKernelEx with a
- *    cluster dimension of `slices`): started together on one GPC, each block can read the
- *    others' shared memory. So (cluster_finish()) each slice parks its sums in its own shared
- *    memory; one cluster barrier (arrive releases, wait acquires) replaces the slots, fences
- *    and count; every slice adds up 1/slices of the tile, slices 0, 1, ... in order (rung 13's
- *    floats); a second barrier keeps the shared memory alive until all are done. No workspace:
- *    a captured call splits as a direct one does. A cluster never spans two GPCs, so fewer
- *    clusters of s fit than SMs / s: the launcher asks the driver how many
- *    (cudaOccupancyMaxActiveClusters, a probe holding over half an SM's shared memory) and
- *    the cost model counts the blocks on the busiest SM from that (split_slices()).
- * 2. The uneven tail, where the 128x256 tiles fill whole rounds and more than half of one more
- *    (4096^2: 512 tiles, 3 rounds of 132 and 116). Each of the last round's r tiles is cut once
- *    along K: a long piece of kt - js K tiles holds an SM, a short one of js runs, one after
- *    another with the others, on the SMs - r SMs the round leaves free (4096: 460 and 52 of
- *    512, 8 waves of 16); js balances the two (uneven_tail()). Each piece is the whole-tile
- *    kernel run as a GEMM of its own on offset pointers (its SASS unchanged): the long pieces
- *    write C (K up to the cut, with beta), the short ones a workspace, which sgemm_add_pieces()
- *    adds to C. Four kernels, each waiting for the one before to end, would leave the free SMs
- *    idle; with programmatic dependent launch (a launch attribute) a kernel may start once
- *    every block of the one before has started (griddepcontrol.launch_dependents, the
- *    whole-tile kernel's first instruction). So the short pieces start as soon as each long
- *    one holds an SM, and take the others; the add's blocks start then too and wait
- *    (griddepcontrol.wait) until both kinds of piece are done; the whole tiles after them fill
- *    the SMs as the pieces end. One stream, no host wait: a graph captures it (programmatic
- *    edges). The add sums two slices, like a split: the same floats on every run.
+ *    Here the slices of a tile run as one thread block cluster (cudaLaunchKernelEx with a
+ *    cluster dimension): started together on one GPC, each block can read the others' shared
+ *    memory. So (cluster_finish()) each slice parks its sums in its own shared memory; one
+ *    cluster barrier replaces the slots, fences and count; every slice adds up 1/slices of the
+ *    tile, slices 0, 1, ... in order (rung 13's floats); a second barrier keeps the shared
+ *    memory alive until all are done. No workspace: a captured call splits as a direct one. A
+ *    cluster never spans two GPCs, so fewer clusters of s fit than SMs / s: the launcher asks
+ *    the driver how many (cudaOccupancyMaxActiveClusters, a probe holding over half an SM's
+ *    shared memory) and the cost model counts the blocks on the busiest SM (split_slices()).
+ * 2. Programmatic dependent launch: a kernel launched with that attribute may start once every
+ *    block of the kernel ahead on the stream has run griddepcontrol.launch_dependents (the
+ *    whole-tile kernel's first instruction), not when it ends; griddepcontrol.wait holds it
+ *    until the kernels ahead are done. So the whole-tile kernel, rung 12's K loop (214
+ *    registers), can run pieces of a product side by side, each launched as a GEMM of its own
+ *    on offset pointers, where rung 13 needed kernels of their own (227-241 registers, slower
+ *    per K tile):
+ *    - the uneven tail, where the 128x256 tiles fill whole rounds and more than half of one
+ *      more (4096^2: 512 tiles, 3 rounds of 132 and 116): each last-round tile is cut once
+ *      along K, a long piece (kt - js K tiles; C with beta) holding an SM, a short one (js,
+ *      into a workspace) running, one after another with the others, on the SMs the round
+ *      leaves free (4096: 460 and 52 of 512, 8 waves of 16; uneven_tail() balances js). The
+ *      short pieces start as soon as every long one holds an SM; sgemm_add_pieces() starts
+ *      then too, waits, and adds the short sums to C; the whole tiles fill the SMs as the
+ *      pieces end. The add sums two slices, like a split: the same floats on every run;
+ *    - the large tile's split-K (rung 13's large_split()) up to 8 slices: one launch a slice.
+ *    One stream, no host wait: a CUDA graph captures the programmatic edges.
  *
- * Why the hardware rewards it
- *   At 256^2 the global chain is most of the run: a build that skipped it (wrong C, the floor)
- *   ran in 9.0 us instead of 13.8 (H200). In a cluster the partial sums never leave the GPC,
- *   the reduction is spread over every slice, and no block waits on an atomic in L2. At 4096^2
- *   a round takes ~650 us and the last one leaves 16 of 132 SMs idle; stream-K (rung 13) fills
- *   them but runs its shared tiles in another kernel, slower per K tile (241 registers against
- *   214). The uneven pieces run rung 12's kernel itself: the last round ends at ~0.9 of a round.
+ * Why the hardware rewards it: at 256^2 the global chain is most of the run (a build that
+ * skipped it, wrong C, ran 9.0 us instead of 13.8 on the H200); in a cluster the sums never
+ * leave the GPC. At 4096^2 a round takes ~650 us and the last leaves 16 of 132 SMs idle: the
+ * uneven pieces end it at ~0.9 of a round, in rung 12's kernel (stream-K's is slower per tile).
  *
- * The kernels: cluster split 143 registers (3 blocks per SM; 32,768 bytes of shared memory:
- * the stages, then the 64x128 sums); the add 78 x 128 threads, so that its waiting blocks fit
- * beside a whole-tile block (214 x 256). ptxas sm_90, no spills.
- *
- * Predicted: clusters (H200): 256^2 13.8 -> ~10 us, 512^2 18 -> ~14, 768^2 36 -> ~32; the
- * uneven tail: the last round in ~0.9 of a round, 4096 +2.5% less the add.
+ * The kernels (ptxas sm_90, no spills): cluster split 143 registers, 3 blocks per SM; the add
+ * 78 x 128 threads, so that its waiting blocks fit beside a whole-tile block (214 x 256).
+ * Predicted: clusters (H200) 256^2 13.8 -> ~10 us, 512^2 18 -> ~14, 768^2 36 -> ~32; the
+ * uneven tail, the last round in ~0.9 of a round: 4096 +2.5% less the add.
  * Measured (ratio to cuBLAS): clusters (H200, global slots -> clusters) 128 0.78 -> 1.05, 256
- * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (same process, without ->
- * with) H100_LINE
- * H200 4096 1.033 -> 1.056, 2816 1.03 -> 1.11. Every number: results/notes/step_14.md.
+ * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (H100, 2026-11-26, beside
+ * the rung without it) 4096 1.026 -> 1.048-1.051, 8192 1.050 -> 1.053, 2816 1.03 -> 1.11, 5376
+ * 1.050 -> 1.066, 2048x4096x11008 1.031 -> 1.061 (H200 4096: 1.033 -> 1.054-1.058); the early
+ * slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00. results/notes/.
  */
 #include <pthread.h>
 #include "../common/step.h"
@@ -82,7 +78,6 @@ struct split_k { /* NEW: split-K: slice s computes K tiles [s*kt/slices, (s+1)*k
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* sm_80+ device code (cp.async) */
-
 /* NEW: tile number -> (tile_m, tile_n), RASTER_GROUP tile rows at a time, column by column: the
  * blocks running together share a few row panels of A and column panels of B, kept in L2. */
 static __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int *tile_m,
@@ -446,6 +441,9 @@ __global__ void __launch_bounds__(256)
     sgemm_sum_slices(int M, int N, float alpha, float beta, float *C, int ldc, const float *work,
                      int ldw, int slices, int c_vec)
 {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* NEW: launched early: the slices end */
+#endif
     const int row = (int)blockIdx.y, col = 4 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (col >= N)
         return;
@@ -477,15 +475,15 @@ __global__ void __launch_bounds__(256)
         c[j] = (beta == 0.0f) ? alpha * v[j] : alpha * v[j] + beta * c[j];
 }
 
-/* NEW: the uneven tail's last step: C tile first_tile + b += w, the short pieces' sums (C's
- * rows from row0 on, ldw % 4 == 0). One block a tile, small enough to wait beside a whole-tile
- * block. A thread loads ADD_BATCH rows before it stores any: a store, then the next row's
- * loads, would wait out a memory latency per row (3.5% of the time at 4095^3). */
+/* NEW: the uneven tail's add: C tile first_tile + b += w (C's rows from row0 on, ldw % 4 ==
+ * 0; written by a kernel still running at launch, so read .cg, never through the read-only
+ * path). A thread loads ADD_BATCH rows before it stores any: a store, then the next row's loads,
+ * would wait out a memory latency per row (3.5% of the time at 4095^3). */
 #define ADD_THREADS 128 /* two rows of a tile at a time, 64 float4s each */
 #define ADD_BATCH   7   /* rows in flight per thread: as many as 80 registers hold */
 __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
-    sgemm_add_pieces(int M, int N, float *__restrict__ C, int ldc, const float *__restrict__ w,
-                     int ldw, int row0, int first_tile, int c_vec)
+    sgemm_add_pieces(int M, int N, float *__restrict__ C, int ldc, const float *w, int ldw,
+                     int row0, int first_tile, int c_vec)
 {
 #if HAS_CP_ASYNC && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); /* whole tiles may start */
@@ -504,7 +502,7 @@ __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 8
         for (int b = 0; b < ADD_BATCH; ++b) /* every load of the batch in flight at once */
             if (r + b * step < rows) {
                 const float *cb = c + (size_t)b * step * ldc;
-                add[b] = *(const float4 *)(v + (size_t)b * step * ldw);
+                add[b] = __ldcg((const float4 *)(v + (size_t)b * step * ldw)); /* L2: see above */
                 old[b] = vec ? *(const float4 *)cb
                              : make_float4(cb[0], cols > 1 ? cb[1] : 0.f, cols > 2 ? cb[2] : 0.f,
                                            cols > 3 ? cb[3] : 0.f);
@@ -567,29 +565,49 @@ __global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
 typedef void (*whole_kernel)(GEMM_PARAM_TYPES, int);
 typedef void (*stream_k_kernel)(GEMM_PARAM_TYPES, struct stream_k);
 typedef void (*split_kernel)(GEMM_PARAM_TYPES, struct split_k);
+static whole_kernel large_whole(int b16) /* the 128x256 whole-tile kernel, B by 16 or 4 bytes */
+{
+    return b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
+               : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+}
 static long long ceil_div(long long a, long long b)
 {
     return (a - 1) / b + 1; /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
+}
+
+/* ---- The workspace of stream-K, the large split and (NEW) the uneven tail -------------- */
+#define WS_SLOTS_PER_SM 2
+static long long ws_floats(int sms)
+{
+    return (long long)WS_SLOTS_PER_SM * sms * L_BM * L_BN;
+}
+static size_t ws_bytes(int sms)
+{
+    return (size_t)ws_floats(sms) * sizeof(float) + 4u * WS_SLOTS_PER_SM * sms * sizeof(unsigned);
 }
 
 /* ---- Dispatch: rung 13's cost model (its comment has the terms and examples) ---------- */
 #define LARGE_TILE_GAIN 104
 #define STREAM_K_COST   113
 enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K, UNEVEN_TAIL };
-
-/* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after at least one whole
- * round), each cut once along K: a long piece of kt - js K tiles on an SM of its own, and a short
- * one of js; the short pieces run one after another on the SMs - r SMs left free, in waves =
- * ceil(r / (SMs - r)) rounds, each costing SHORT_PIECE_KT K tiles beyond its own. js balances
- * the two; returns the longer of them in hundredths of a tile, or -1 where no cut applies. */
+/* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after a whole round), each cut
+ * once along K: a long piece of kt - js K tiles on an SM of its own, a short one of js; the short
+ * ones run on the SMs - r SMs left free, waves = ceil(r / (SMs - r)) deep, each SHORT_PIECE_KT K
+ * tiles beyond its own (5, UNEVEN_COST 2: the combined rung's; 3, 5, 8 within 0.3%, H100).
+ * js balances the two; returns the longer in hundredths of a tile, or -1: no cut applies. */
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
-static long long uneven_tail(long long tiles, long long sms, long long kt, int *short_kt)
+static int tail_row0(long long dp, int N) /* w's first row: that of tile dp's raster group */
+{
+    return (int)(dp / (RASTER_GROUP * ceil_div(N, L_BN)) * RASTER_GROUP * L_BM);
+}
+static long long uneven_tail(long long tiles, long long sms, long long kt, int M, int N,
+                             long long ws, int *short_kt)
 {
     const long long r = tiles % sms;
     *short_kt = 0;
-    if (tiles < sms || 2 * r <= sms)
-        return -1;
+    if (tiles < sms || 2 * r <= sms || (M - tail_row0(tiles - r, N)) * ceil_div(N, 4) * 4 > ws)
+        return -1; /* w: C's rows from row0 on, in the workspace */
     const long long waves = ceil_div(r, sms - r);
     const long long js0 = (kt - waves * SHORT_PIECE_KT) / (waves + 1);
     long long best = -1;
@@ -604,16 +622,16 @@ static long long uneven_tail(long long tiles, long long sms, long long kt, int *
     }
     return best < 0 ? -1 : tiles / sms * 100 + (best * 100 - 1) / kt + 1 + UNEVEN_COST;
 }
-
 static enum plan choose_plan(long long large, long long small, int sms, long long resident,
-                             long long kt, int *short_kt)
+                             long long kt, int M, int N, int *short_kt)
 {
     const long long whole_large = ceil_div(large, sms) * 100;
     const long long whole_small = ceil_div(small, sms) * LARGE_TILE_GAIN / 4;
     long long best = whole_large;
     enum plan plan = WHOLE_LARGE;
     /* NEW: a long piece holds its SM: only with one 128x256 block per SM */
-    const long long uneven = resident == sms ? uneven_tail(large, sms, kt, short_kt) : -1;
+    const long long uneven =
+        resident == sms ? uneven_tail(large, sms, kt, M, N, ws_floats(sms), short_kt) : -1;
     if (uneven >= 0 && uneven < best) {
         best = uneven;
         plan = UNEVEN_TAIL;
@@ -658,6 +676,7 @@ static int split_slices(long long tiles, int K, int sms, const int *cap, long lo
 
 /* Split-K on the large tile for a long K, as in rung 13 (which explains LARGE_KT_COST); -1: none */
 #define LSPLIT_MIN_KT 16
+#define EARLY_SLICES_MAX 8 /* NEW: up to 8 slices as launches of the whole-tile kernel */
 #define LARGE_KT_COST 33
 static long long large_split(long long tiles, int M, int N, int K, int sms, long long ws_floats,
                              int *slices)
@@ -685,12 +704,10 @@ struct device_facts {
 };
 static struct device_facts device_facts[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* NEW: how many clusters fit at one block per SM: asked with over half an SM's shared memory */
 __global__ void cluster_capacity_probe(void) {}
 /* NEW: a cudaLaunchKernelEx configuration with one attribute: blocks in clusters of `size`
- * (size > 0), or else allowed to start before the kernel ahead on the stream ends (see
- * launch_uneven()). */
+ * (size > 0), or else allowed to start before the kernel ahead on the stream ends. */
 static cudaLaunchConfig_t ex_config(long long blocks, int threads, int smem, int size,
                                     cudaStream_t stream, cudaLaunchAttribute *attr)
 {
@@ -716,15 +733,13 @@ static cudaLaunchConfig_t ex_config(long long blocks, int threads, int smem, int
 static cudaError_t ask_device(int device, struct device_facts *f)
 {
     int major = 0, minor = 0, coop = 0, clusters = 0;
-    cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device);
+    int *const out[] = {&major, &minor, &f->sms, &coop, &clusters};
+    const enum cudaDeviceAttr attr[] = {
+        cudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMinor,
+        cudaDevAttrMultiProcessorCount, cudaDevAttrCooperativeLaunch, cudaDevAttrClusterLaunch};
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < 5 && err == cudaSuccess; ++i)
+        err = cudaDeviceGetAttribute(out[i], attr[i], device);
     if (err != cudaSuccess)
         return err;
     f->cc = 10 * major + minor;
@@ -778,17 +793,6 @@ static cudaError_t get_device_facts(struct device_facts *out)
     return err;
 }
 
-/* ---- The workspace of stream-K and the large split, as in rung 13 ---------------------- */
-#define WS_SLOTS_PER_SM 2
-static long long ws_floats(int sms)
-{
-    return (long long)WS_SLOTS_PER_SM * sms * L_BM * L_BN;
-}
-static size_t ws_bytes(int sms)
-{
-    return (size_t)ws_floats(sms) * sizeof(float) + 4u * WS_SLOTS_PER_SM * sms * sizeof(unsigned);
-}
-
 /* Stream-K: the last whole round and the partial one shared by `blocks` blocks resident at once
  * (a cooperative launch), the rest as whole tiles. *launched = 0 if they don't fit: whole tiles. */
 static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long blocks,
@@ -796,14 +800,10 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
                                    cudaStream_t stream, int *launched)
 {
     const stream_k_kernel sk_kernel = b16 ? sgemm_stream_k<1> : sgemm_stream_k<0>;
-    const whole_kernel whole = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
-                                   : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    const whole_kernel whole = large_whole(b16);
     const size_t smem = (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN);
-    struct stream_k sk;
-    sk.dp_tiles = (int)((tiles / blocks - 1) * blocks);
-    sk.sk_tiles = (int)(tiles - sk.dp_tiles);
-    sk.partials = (float4 *)work;
-    sk.flags = flags;
+    const int dp_tiles = (int)((tiles / blocks - 1) * blocks);
+    struct stream_k sk = {dp_tiles, (int)(tiles - dp_tiles), (float4 *)work, flags};
     struct gemm_args a = *g; /* addressable copies of the arguments */
     void *params[] = {&a.M, &a.N,   &a.K,    &a.alpha, &a.A,   &a.lda,
                       &a.B, &a.ldb, &a.beta, &a.C,     &a.ldc, &sk};
@@ -851,49 +851,52 @@ static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, 
 static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices, long long tiles,
                                  float *work, cudaStream_t stream)
 {
-    const int ldw = (int)ceil_div(g->N, 4) * 4;
+    const int ldw = (int)ceil_div(g->N, 4) * 4, smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const dim3 grid((unsigned)tiles, (unsigned)slices);
+    cudaError_t err = cudaSuccess;
+    cudaLaunchAttribute attr;
     sgemm_trace(14, "large-split", g->M, g->N, g->K, tiles * slices, slices);
-    if (b16)
-        sgemm_slices<1><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
+    if (slices <= EARLY_SLICES_MAX) { /* NEW: slice y, the whole-tile kernel on K range y */
+        const whole_kernel whole = large_whole(b16);
+        const int kt = (int)ceil_div(g->K, BK), k_first = g->K % BK ? g->K % BK - BK : 0;
+        for (int y = 0; y < slices && err == cudaSuccess; ++y) { /* the slices kernel's K tiles */
+            const int lo = y ? k_first + BK * (int)((long long)kt * y / slices) : 0;
+            const int hi = k_first + BK * (int)((long long)kt * (y + 1) / slices);
+            cudaLaunchConfig_t config = ex_config(tiles, L_THREADS, smem, 0, stream, &attr);
+            config.numAttrs = y > 0; /* the first waits for the work ahead; the rest start early */
+            err = cudaLaunchKernelEx(&config, whole, g->M, g->N, hi - lo, 1.0f, g->A + lo, g->lda,
+                                     g->B + (size_t)lo * g->ldb, g->ldb, 0.0f,
+                                     work + (size_t)y * g->M * ldw, ldw, 0);
+        }
+    } else {
+        (b16 ? sgemm_slices<1> : sgemm_slices<0>)<<<grid, L_THREADS, smem, stream>>>(
             g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
-    else
-        sgemm_slices<0><<<grid, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
-            g->M, g->N, g->K, g->A, g->lda, g->B, g->ldb, work, ldw);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess)
-        return err;
+    }
+    cudaError_t last = cudaGetLastError();
+    if (err != cudaSuccess || last != cudaSuccess)
+        return err != cudaSuccess ? err : last;
     const int c_vec = (g->ldc % 4 == 0) && sgemm_aligned16(g->C);
-    const dim3 sum_grid((unsigned)ceil_div(ceil_div(g->N, 4), 256), (unsigned)g->M);
-    sgemm_sum_slices<<<sum_grid, 256, 0, stream>>>(g->M, g->N, g->alpha, g->beta, g->C, g->ldc,
-                                                   work, ldw, slices, c_vec);
-    return cudaGetLastError();
+    cudaLaunchConfig_t config = ex_config(1, 256, 0, 0, stream, &attr);
+    config.gridDim = dim3((unsigned)ceil_div(ceil_div(g->N, 4), 256), (unsigned)g->M);
+    err = cudaLaunchKernelEx(&config, sgemm_sum_slices, g->M, g->N, g->alpha, g->beta, g->C,
+                             g->ldc, (const float *)work, ldw, slices, c_vec);
+    last = cudaGetLastError();
+    return err != cudaSuccess ? err : last;
 }
 
-/* NEW: the uneven tail, four launches on the caller's stream, every piece in the whole-tile
- * kernel (the same SASS as whole tiles) as a GEMM of its own on offset pointers:
- *   1. the long pieces, tiles dp .. dp+r-1 over K [0, k_cut): C = alpha*A B + beta*C;
- *   2. early: the short pieces, K [k_cut, K), into w (C's rows from row0 on, alpha, beta 0):
- *      they start once every long piece has its SM, so they get the SMs left free;
- *   3. early: the sum, C += w on those tiles, its blocks waiting for 1 and 2 to end;
- *   4. early: the whole tiles 0 .. dp-1, starting on the SMs as the pieces end.
- * Measured (4096^2, ratio to cuBLAS): H200, 1.055 in this order, 1.048 with the sum a plain
- * launch after the pieces; H100, an earlier sum, 1.043 in this order, 1.036 with the sum last.
- * *launched = 0 where w does not fit the workspace: the caller runs whole tiles. */
+/* NEW: the uneven tail: 1. the long pieces, tiles dp .. dp+r-1 over K [0, k_cut), into C;
+ * 2. early, the short pieces, K [k_cut, K), into w (C's rows from row0 on; alpha, beta 0);
+ * 3. early, the add, waiting for 1 and 2; 4. early, the whole tiles 0 .. dp-1. Measured at
+ * 4096^2 (H200): 1.055 in this order, 1.048 with the add a plain launch after the pieces.
+ * An error from launch 2-4 leaves the long pieces' tiles of C half done, like a failed kernel. */
 static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long tiles, int sms,
                                  int short_kt, float *work, cudaStream_t stream, int *launched)
 {
-    const whole_kernel whole = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
-                                   : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    const whole_kernel whole = large_whole(b16);
     const int smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const long long r = tiles % sms, dp = tiles - r;
     const int k_cut = (int)(ceil_div(g->K, BK) - short_kt) * BK;
-    const long long per_group = RASTER_GROUP * ceil_div(g->N, L_BN);
-    const long long first_group = dp / per_group; /* w starts at a raster group: same order */
-    const int row0 = (int)(first_group * RASTER_GROUP * L_BM), ldw = (int)ceil_div(g->N, 4) * 4;
-    *launched = 0;
-    if ((long long)(g->M - row0) * ldw > ws_floats(sms))
-        return cudaSuccess;
+    const int row0 = tail_row0(dp, g->N), ldw = (int)ceil_div(g->N, 4) * 4; /* same tile order */
     sgemm_trace(14, "uneven-tail", g->M, g->N, g->K, tiles + r, 2);
     whole<<<(unsigned)r, L_THREADS, smem, stream>>>(g->M, g->N, k_cut, g->alpha, g->A, g->lda,
                                                     g->B, g->ldb, g->beta, g->C, g->ldc, (int)dp);
@@ -904,7 +907,7 @@ static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long t
         err = cudaLaunchKernelEx(&config, whole, g->M - row0, g->N, g->K - k_cut, g->alpha,
                                  g->A + (size_t)row0 * g->lda + k_cut, g->lda,
                                  g->B + (size_t)k_cut * g->ldb, g->ldb, 0.0f, work, ldw,
-                                 (int)(dp - first_group * per_group));
+                                 (int)(dp - row0 / L_BM * ceil_div(g->N, L_BN)));
     }
     if (err == cudaSuccess) {
         const cudaLaunchConfig_t config = ex_config(r, ADD_THREADS, 0, 0, stream, &attr);
@@ -926,8 +929,7 @@ static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long t
 static cudaError_t launch_whole_large(int b16, const struct gemm_args *g, long long tiles,
                                      cudaStream_t stream)
 {
-    const whole_kernel kernel = b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
-                                    : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+    const whole_kernel kernel = large_whole(b16);
     sgemm_trace(14, "whole-large", g->M, g->N, g->K, tiles, 1);
     kernel<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
         g->M, g->N, g->K, g->alpha, g->A, g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, 0);
@@ -952,7 +954,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
     int short_kt = 0;
-    const enum plan plan = choose_plan(large, small, f.sms, f.resident, ceil_div(K, BK), &short_kt);
+    const enum plan plan =
+        choose_plan(large, small, f.sms, f.resident, ceil_div(K, BK), M, N, &short_kt);
     /* Without a workspace (capturing, none made yet): whole tiles (stream-K: the same floats). */
     float *work = NULL;
     if (plan == UNEVEN_TAIL || (plan == STREAM_K && f.resident <= WS_SLOTS_PER_SM * f.sms)) {

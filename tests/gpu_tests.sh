@@ -48,7 +48,7 @@ one_rung() {
   local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
   # Rungs 13-14 only (the early rungs would take minutes under the sanitizers): 232 tiles of
-  # 128x256, all shared out by stream-K on 132 SMs.
+  # 128x256 on 132 SMs, all shared out by stream-K (rung 13) or cut by the uneven tail (14).
   # Rung 15: six tiles and K = 1000, split-K in four slices.
   case "$name" in
     step1[34]*) shapes="$shapes --mnk 14848,512,1024" ;;
