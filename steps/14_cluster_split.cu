@@ -44,8 +44,8 @@
  * Measured (ratio to cuBLAS): clusters (H200, global slots -> clusters) 128 0.78 -> 1.05, 256
  * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (H100, 2026-11-26, beside
  * the rung without it) 4096 1.026 -> 1.048-1.051, 8192 1.050 -> 1.053, 2816 1.03 -> 1.11, 5376
- * 1.050 -> 1.066, 2048x4096x11008 1.031 -> 1.061 (H200 4096: 1.033 -> 1.054-1.058); the early
- * slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00. results/notes/.
+ * 1.050 -> 1.066, 2048x4096x11008 1.031 -> 1.061 (H200, an earlier add: 4096 1.033 -> 1.056);
+ * the early slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00.
  */
 #include <pthread.h>
 #include "../common/step.h"
