@@ -584,9 +584,9 @@ static void run_threads(int m, int n, int k)
  *                enough that its cut (UN) costs less than stream-K; rung 13 runs stream-K.
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
- * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles, s the slices. Rung 14's split costs
- * assume 8 GPCs of floor(S/8) SMs (cluster_cap[s] = 8 * floor(floor(S/8) / s)); every shape
- * below takes the same path in rungs 13 and 14.
+ * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles,
+ * s the slices. Rung 14's split costs assume 8 GPCs of floor(S/8) SMs (cluster_cap[s] =
+ * 8 * floor(floor(S/8) / s)); every shape below takes the same path in rungs 13 and 14.
  * S = 132 (H100 SXM, H200):
  *   16896x256x128    whole-large  WL 100 <= WS 104
  *   256x33792x128    whole-large  WL 200 <= WS 208
