@@ -29,7 +29,11 @@
  *      short pieces start as soon as every long one holds an SM; sgemm_add_pieces() starts
  *      then too, waits, and adds the short sums to C; the whole tiles fill the SMs as the
  *      pieces end. The add sums two slices, like a split: the same floats on every run;
- *    - the large tile's split-K (rung 13's large_split()) up to 8 slices: one launch a slice.
+ *    - the large tile's split-K (rung 13's large_split()) up to 8 slices: one launch a slice;
+ *    - the 64x128 tile's split-K the same way (small_slabs()), where its slices would share
+ *      SMs: 4096x128x4096 is 64 tiles, 4 slices of 256 blocks, two an SM. A block of 4 warps
+ *      (one a scheduler) alone on an SM idles it between its own instructions; two keep it
+ *      ~8% busier (measured). The cluster split holds one block of each tile per SM.
  *    One stream, no host wait: a CUDA graph captures the programmatic edges.
  *
  * Why the hardware rewards it: at 256^2 the global chain is most of the run (a build that
@@ -40,18 +44,24 @@
  *
  * The kernels (ptxas sm_90, no spills): cluster split 143 registers, 3 blocks per SM; the add
  * 78 x 128 threads, so that its waiting blocks fit beside a whole-tile block (214 x 256).
- * Predicted: clusters (H200) 256^2 13.8 -> ~10 us, 768^2 36 -> ~32; uneven tail 4096 +2.5%.
+ * Predicted: clusters (H200) 256^2 13.8 -> ~10 us, 768^2 36 -> ~32; uneven tail 4096 +2.5%;
+ * small-tile slabs (from slices forced by hand) 4096x128x4096 0.92 -> ~1.0, 128x4096x4096
+ * 0.965 -> ~0.99.
  * Measured (ratio to cuBLAS): clusters (H200, global slots -> clusters) 128 0.78 -> 1.05, 256
  * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (H100, 2026-11-26, beside
  * the rung without it) 4096 1.026 -> 1.048-1.051, 8192 1.050 -> 1.053, 2816 1.03 -> 1.11, 5376
  * 1.050 -> 1.066, 2048x4096x11008 1.031 -> 1.061 (H200, an earlier add: 4096 1.033 -> 1.056);
- * the early slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00.
+ * the early slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00; the
+ * small-tile slabs (H100, beside the rung without them, two runs) 4096x128x4096 0.912-0.917 ->
+ * 1.006-1.010, 128x4096x4096 0.964 -> 0.983-0.990, 896^3 0.87 -> 1.03, 1536^3 1.055 -> 1.125,
+ * 2048x128x16384 0.66 -> 0.98; 512x512x8192 0.986 -> 0.978, 64x2176x4096 1.553 -> 1.539.
  */
 #include <pthread.h>
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
 #include "../common/sgemm_workspace.h"
 #include "../common/ffma_tile.cuh" /* rungs 11-12: tile, copies, fragments, epilogue, order */
+#include "../common/fill_sms.cuh"  /* rung 13: rasterization, stream-K's slots and flags */
 
 /* ---- The tiles ----------------------------------------------------------------------------- */
 #define S_WARPS_N 2 /* NEW: 64x128, 4 warps (2 x 2) of 32x64, 8x8 of C per thread, 4 blocks/SM */
@@ -60,13 +70,12 @@
 #define S_BM      (WARPS_M * LANES_M * SUB * S_SUB_M) /* 64 */
 #define S_BN      (S_WARPS_N * WARP_N)                /* 128 */
 #define S_THREADS (32 * WARPS_M * S_WARPS_N)          /* 128 */
-#define RASTER_GROUP       8 /* tile rows walked down a column before moving right */
 #define SPLIT_MAX          8 /* slices per tile: a cluster holds them, 8 blocks is portable */
 #define SPLIT_MIN_KT       4 /* K tiles per slice, at least */
 #define CLUSTER_MIN_BLOCKS 3 /* the cluster kernel's launch bound, blocks per SM */
 /* One pipeline stage: a_tile[BK][BM + A_PAD] (A transposed) then b_tile[BK][BN]. */
 
-struct stream_k { /* NEW: the stream-K schedule (see "Stream-K" below) */
+struct stream_k { /* rung 13's stream-K schedule (see "Stream-K" below) */
     int dp_tiles;     /* tiles before the shared ones: the whole-tile kernel does them */
     int sk_tiles;     /* the tiles after them, whose K tiles are shared out evenly */
     float4 *partials; /* one slot of bm*bn floats per block */
@@ -78,76 +87,6 @@ struct split_k { /* NEW: split-K: slice s computes K tiles [s*kt/slices, (s+1)*k
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* sm_80+ device code (cp.async) */
-/* NEW: tile number -> (tile_m, tile_n), RASTER_GROUP tile rows at a time, column by column: the
- * blocks running together share a few row panels of A and column panels of B, kept in L2. */
-static __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int *tile_m,
-                                                   int *tile_n)
-{
-    const int per_group = RASTER_GROUP * tiles_n;
-    const int group = tile / per_group;
-    const int in_group = tile - group * per_group;
-    const int group_m0 = group * RASTER_GROUP;
-    const int group_rows = min(tiles_m - group_m0, RASTER_GROUP);
-    *tile_m = group_m0 + in_group % group_rows;
-    *tile_n = in_group / group_rows;
-}
-
-/* A block's raw sums to / from a workspace slot (load: acc = or += it, add 0 / 1): thread tid's
- * float4 v at v*threads + tid (a warp: 512 contiguous bytes). .cg: L2 only (L1 may be stale). */
-static __device__ __forceinline__ void store_partial(struct shape sh, float4 *slot,
-                                                     float acc[TM_MAX][TN])
-{
-    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
-    float4 *mine = slot + threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < tm; ++i)
-#pragma unroll
-        for (int q = 0; q < SUB_N; ++q)
-            __stcg(&mine[(i * SUB_N + q) * threads],
-                   make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2],
-                               acc[i][4 * q + 3]));
-}
-static __device__ __forceinline__ void load_partial(struct shape sh, const float4 *slot,
-                                                    float acc[TM_MAX][TN], int add)
-{
-    const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
-    const float4 *mine = slot + threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < tm; ++i)
-#pragma unroll
-        for (int q = 0; q < SUB_N; ++q) {
-            const float4 v = __ldcg(&mine[(i * SUB_N + q) * threads]);
-            acc[i][4 * q] = (add ? acc[i][4 * q] : 0.0f) + v.x;
-            acc[i][4 * q + 1] = (add ? acc[i][4 * q + 1] : 0.0f) + v.y;
-            acc[i][4 * q + 2] = (add ? acc[i][4 * q + 2] : 0.0f) + v.z;
-            acc[i][4 * q + 3] = (add ? acc[i][4 * q + 3] : 0.0f) + v.w;
-        }
-}
-
-/* Raise a flag once every thread's earlier stores are GPU-visible (fence, barrier, a release by
- * one thread); wait for one (one thread's acquire, a barrier), then clear it for the next launch */
-static __device__ __forceinline__ void raise_flag(unsigned *flag)
-{
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
-}
-static __device__ __forceinline__ void wait_flag(unsigned *flag)
-{
-    if (threadIdx.x == 0) {
-        unsigned up = 0;
-        for (;;) {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
-            if (up)
-                break;
-            __nanosleep(256);
-        }
-        *(volatile unsigned *)flag = 0u;
-    }
-    __syncthreads();
-}
-
 /* ---- Split-K, a tile's slices meeting in a thread block cluster (sm_90+; see the header) --- */
 static __device__ __forceinline__ void cluster_finish(struct shape sh, const struct gemm_args *g,
                                                       const struct split_k *sp, int tile_m,
@@ -441,9 +380,8 @@ __global__ void __launch_bounds__(256)
     sgemm_sum_slices(int M, int N, float alpha, float beta, float *C, int ldc, const float *work,
                      int ldw, int slices, int c_vec)
 {
-#if __CUDA_ARCH__ >= 900
+#if HAS_CP_ASYNC && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* NEW: launched early: the slices end */
-#endif
     const int row = (int)blockIdx.y, col = 4 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (col >= N)
         return;
@@ -457,22 +395,12 @@ __global__ void __launch_bounds__(256)
         sum.z += p.z;
         sum.w += p.w;
     }
-    float *c = C + (size_t)row * ldc + col;
+    const struct gemm_args g = {M, N, 0, alpha, NULL, 0, NULL, 0, beta, C, ldc};
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    if (c_vec && col + 3 < N) {
-        float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-        if (beta != 0.0f) {
-            const float4 old = *(const float4 *)c;
-            out.x += beta * old.x;
-            out.y += beta * old.y;
-            out.z += beta * old.z;
-            out.w += beta * old.w;
-        }
-        *(float4 *)c = out;
-        return;
-    }
-    for (int j = 0; j < 4 && col + j < N; ++j)
-        c[j] = (beta == 0.0f) ? alpha * v[j] : alpha * v[j] + beta * c[j];
+    store_c4(&g, C + (size_t)row * ldc, col, N, c_vec, v);
+#elif defined(__CUDA_ARCH__)
+    __trap();
+#endif
 }
 
 /* NEW: the uneven tail's add: C tile first_tile + b += w (C's rows from row0 on, ldw % 4 ==
@@ -569,6 +497,11 @@ static whole_kernel large_whole(int b16) /* the 128x256 whole-tile kernel, B by 
 {
     return b16 ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1>
                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>;
+}
+static whole_kernel small_whole(int b16) /* the 64x128 one, 4 blocks per SM */
+{
+    return b16 ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4>
+               : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
 }
 static long long ceil_div(long long a, long long b)
 {
@@ -692,6 +625,27 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
         return -1;
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
+}
+/* NEW: the 64x128 tile's split-K the same way (slabs, one launch a slice, the sum), in
+ * split_slices()'s units: n = ceil(s * tiles / SMs) blocks on the busiest SM (4 fit), each
+ * ceil(kt / s) + 2 K tiles; blocks sharing an SM go SHARED_SM_SPEED% of the time a lone block
+ * (one warp a scheduler) takes; and large_split()'s sum. -1: none. */
+#define SHARED_SM_SPEED 92
+static long long small_slabs(long long tiles, int M, int N, int K, int sms, long long ws_floats,
+                             int *slices)
+{
+    const long long kt = ceil_div(K, BK), ldw = ceil_div(N, 4) * 4;
+    long long best = -1;
+    for (long long s = 2; s <= EARLY_SLICES_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
+        const long long n = ceil_div(s * tiles, sms);
+        const long long c = n * (ceil_div(kt, s) + 2) * (n > 1 ? SHARED_SM_SPEED : 100) / 100 +
+                            8 * s * M * ldw / 1000000;
+        if (s * M * ldw <= ws_floats && M <= SGEMM_MAX_GRID_Y && (best < 0 || c < best)) {
+            best = c;
+            *slices = (int)s;
+        }
+    }
+    return best;
 }
 
 /* ---- What the launcher knows about a device: asked once, kept per device ------------------ */
@@ -847,22 +801,26 @@ static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, 
     return err != cudaSuccess ? err : last;
 }
 
-/* Split-K on the large tile: the slices into slabs of the workspace, then their sum into C. */
+/* Split-K on the large tile (NEW: or the small one): the slices into slabs of the workspace,
+ * then their sum into C. */
 static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices, long long tiles,
-                                 float *work, cudaStream_t stream)
+                                 int small, float *work, cudaStream_t stream)
 {
-    const int ldw = (int)ceil_div(g->N, 4) * 4, smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
+    const int ldw = (int)ceil_div(g->N, 4) * 4;
+    const int smem = small ? SMEM_BYTES(S_STAGES, S_BM, S_BN) : SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const dim3 grid((unsigned)tiles, (unsigned)slices);
     cudaError_t err = cudaSuccess;
     cudaLaunchAttribute attr;
-    sgemm_trace(14, "large-split", g->M, g->N, g->K, tiles * slices, slices);
+    sgemm_trace(14, small ? "small-split" : "large-split", g->M, g->N, g->K, tiles * slices,
+                slices);
     if (slices <= EARLY_SLICES_MAX) { /* NEW: slice y, the whole-tile kernel on K range y */
-        const whole_kernel whole = large_whole(b16);
+        const whole_kernel whole = small ? small_whole(b16) : large_whole(b16);
         const int kt = (int)ceil_div(g->K, BK), k_first = g->K % BK ? g->K % BK - BK : 0;
         for (int y = 0; y < slices && err == cudaSuccess; ++y) { /* the slices kernel's K tiles */
             const int lo = y ? k_first + BK * (int)((long long)kt * y / slices) : 0;
             const int hi = k_first + BK * (int)((long long)kt * (y + 1) / slices);
-            cudaLaunchConfig_t config = ex_config(tiles, L_THREADS, smem, 0, stream, &attr);
+            cudaLaunchConfig_t config =
+                ex_config(tiles, small ? S_THREADS : L_THREADS, smem, 0, stream, &attr);
             config.numAttrs = y > 0; /* the first waits for the work ahead; the rest start early */
             err = cudaLaunchKernelEx(&config, whole, g->M, g->N, hi - lo, 1.0f, g->A + lo, g->lda,
                                      g->B + (size_t)lo * g->ldb, g->ldb, 0.0f,
@@ -976,16 +934,21 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         int large_slices = 1;
         const int slices = split_slices(small, K, f.sms, f.cluster_cap, &cost);
         const long long large_cost = large_split(large, M, N, K, f.sms, room, &large_slices);
-        if (large_cost >= 0 && large_cost < cost) { /* a long K: slices of the large tile */
+        int small_slices = 1; /* NEW: the small tile in slabs, where blocks would share SMs */
+        const long long slab_cost = small_slabs(small, M, N, K, f.sms, room, &small_slices);
+        const int use_small = slab_cost >= 0 && slab_cost < cost &&
+                              (large_cost < 0 || slab_cost < large_cost);
+        if (use_small || (large_cost >= 0 && large_cost < cost)) { /* slabs in the workspace */
             err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
             if (err != cudaSuccess || work != NULL)
-                return err != cudaSuccess ? err : launch_slices(b16, &g, large_slices, large,
-                                                                work, stream);
+                return err != cudaSuccess
+                           ? err
+                           : launch_slices(b16, &g, use_small ? small_slices : large_slices,
+                                           use_small ? small : large, use_small, work, stream);
         }
         if (slices > 1) /* NEW: in clusters, no workspace needed */
             return launch_split(b16, &g, slices, small, stream);
-        const whole_kernel kernel = b16 ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4>
-                                        : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
+        const whole_kernel kernel = small_whole(b16);
         sgemm_trace(14, "whole-small", M, N, K, small, 1);
         kernel<<<(unsigned)small, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
             M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
@@ -996,5 +959,5 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
 extern "C" const struct step step_14 = {
     14, "cluster_split", "split-K in thread block clusters, the uneven tail by dependent launch",
-    90, launch, "whole-large whole-small stream-k split-k large-split uneven-tail",
+    90, launch, "whole-large whole-small stream-k split-k large-split small-split uneven-tail",
 };

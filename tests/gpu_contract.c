@@ -577,16 +577,23 @@ static void run_threads(int m, int n, int k)
  *                (rung 14, clusters), above 16; a large-tile split needs 32 K tiles.
  *   split-k      a) M=64 N=128*floor(S/8) K=1024: S/8 64x128 tiles, 8 slices fill one round;
  *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
+ *                c) 64x256x4096: two tiles, 8 slices each, one cluster apiece (rung 14; rung
+ *                13 splits the large tile there): the slabs cost their sum more.
  *   large-split  a) 256x256x16384: two 128x256 tiles of S/2 slices each; b) M=128*ceil(S/16)
  *                N=1024 K=16384. The large split's cost below the small one's.
  *   uneven-tail  (rung 14) t 128x256 tiles, M=128t N=256 K=2048, a) t = S + floor(3S/4) + 1,
  *                b) t = 2S + floor(3S/4) + 1: a last round more than half busy and a K long
  *                enough that its cut (UN) costs less than stream-K; rung 13 runs stream-K.
+ *   small-split  (rung 14) the 64x128 tile's slabs: a) 4096x128x4096 (64 tiles); b) M=64 *
+ *                floor(2S/3) N=128 K=4096: 3 slices put 2 blocks on an SM, where the cluster
+ *                split leaves one; rung 13 runs split-K. Rung 14 also takes it for split-k b)
+ *                and large-split b) on 132 SMs (and large-split b) on 114).
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
  * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles,
- * s the slices. Rung 14's split costs assume 8 GPCs of floor(S/8) SMs (cluster_cap[s] =
- * 8 * floor(floor(S/8) / s)); every shape below takes the same path in rungs 13 and 14.
+ * s the slices; SL small_slabs(). Rung 14's split costs assume 8 GPCs of floor(S/8) SMs
+ * (cluster_cap[s] = 8 * floor(floor(S/8) / s)); a shape takes the same path in rungs 13 and
+ * 14 unless its line says otherwise.
  * S = 132 (H100 SXM, H200):
  *   16896x256x128    whole-large  WL 100 <= WS 104
  *   256x33792x128    whole-large  WL 200 <= WS 208
@@ -596,11 +603,16 @@ static void run_threads(int m, int n, int k)
  *   4224x256x128     whole-small  WS 26 < WL 100; no split
  *   7360x128x128     whole-small  WS 26 < WL 100; no split
  *   64x2048x1024     split-k      s=8: 24 (14: s=8: 18) < large s=8: 74
- *   64x2176x4096     split-k      s=7: 82 (14: s=5: 105) < large s=14: 150
- *   256x256x16384    large-split  large s=66: 153 < s=8: 264 (14: s=8: 258)
- *   1152x1024x16384  large-split  large s=3: 2295 < s=7: 2408 (14: s=5: 2472)
+ *   64x2176x4096     split-k      s=7: 82 < large s=14: 150 (14: small-split SL s=7: 83 < s=5:
+ *                                 105 < large 150)
+ *   256x256x16384    large-split  large s=66: 153 < s=8: 264 (14: s=8: 258, SL 262)
+ *   1152x1024x16384  large-split  large s=3: 2295 < s=7: 2408 (14: small-split SL s=7: 2237 <
+ *                                 large s=5: 2295 < s=5: 2472)
  *   29696x256x2048   uneven-tail  UN 184 < SK 198 < WL 200, < WS 208 (13: stream-k)
  *   46592x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
+ *   4096x128x4096    small-split  SL s=4: 255 < s=2: 258 < large 452 (13: split-k)
+ *   5632x128x4096    small-split  SL s=3: 335 < s=3: 390 < large 594 (13: split-k)
+ *   64x256x4096      split-k      s=8: 66 < SL 67 < large s=32: 70 (13: large-split)
  * S = 114 (H100 PCIe):
  *   14592x256x128    whole-large  WL 100 <= WS 104
  *   256x29184x128    whole-large  WL 200 <= WS 208
@@ -612,9 +624,13 @@ static void run_threads(int m, int n, int k)
  *   64x1792x1024     split-k      s=8: 24 (14: s=7: 21) < large s=8: 73
  *   64x1920x4096     split-k      s=7: 82 (14: s=7: 76) < large s=14: 149
  *   256x256x16384    large-split  large s=57: 161 < s=8: 264 (14: s=8: 258)
- *   1024x1024x16384  large-split  large s=3: 2292 < s=7: 2408 (14: s=3: 2740)
+ *   1024x1024x16384  large-split  large s=3: 2292 < s=7: 2408 (14: small-split SL s=7: 2229 <
+ *                                 large 2292 < s=3: 2740)
  *   25600x256x2048   uneven-tail  UN 184 < SK 198 < WL 200, < WS 208 (13: stream-k)
  *   40192x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
+ *   4096x128x4096    split-k      (14: s=7: 304 < SL 308)
+ *   4864x128x4096    small-split  SL s=3: 332 < s=7: 380 (13: split-k)
+ *   64x256x4096      split-k      s=8: 66 < SL 67 < large s=32: 70 (13: large-split)
  * S = 108 (A100; rung 13 only, rung 14 needs sm_90):
  *   13824x256x128    whole-large  WL 100 <= WS 104
  *   256x27648x128    whole-large  WL 200 <= WS 208
@@ -627,13 +643,13 @@ static void run_threads(int m, int n, int k)
  *   64x1792x4096     split-k      s=7: 82 < large s=15: 142
  *   256x256x16384    large-split  large s=54: 166 < s=8: 264
  *   896x1024x16384   large-split  large s=3: 2289 < s=7: 2408
- * A model of this plan code (rung 14 with 4, 7 or 8 GPCs) finds every path among the shapes
- * for every S from 16 to 256, and each shape on the path it is for at every S from 49 to 256
- * but one: split-k b) at S = 64 with 7 GPCs (a large split).
+ * A model of rung 14's plan code (8 GPCs) finds every path among the shapes for every S from
+ * 56 to 256 but one (S = 240: no small-split); below 56 SMs no cluster of 8 fits, and the
+ * slabs take the split-k shapes.
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its
  * list, and every path of the list is named at least once.
  */
-#define PATH_TRIES 13
+#define PATH_TRIES 16
 #define PATH_NAME 32
 
 struct path_try {
@@ -656,10 +672,13 @@ static int path_shapes(long sms, struct path_try *out)
         {"whole-small", 64 * (7 * sms / 8), 128, 128, ""},
         {"split-k", 64, 128 * s8, 1024, ""},
         {"split-k", 64, 128 * ((sms + 7) / 8), 4096, ""},
+        {"split-k", 64, 256, 4096, ""},
         {"large-split", 256, 256, 16384, ""},
         {"large-split", 128 * s16, 1024, 16384, ""},
         {"uneven-tail", 128 * (sms + 3 * sms / 4 + 1), 256, 2048, ""},
         {"uneven-tail", 128 * (2 * sms + 3 * sms / 4 + 1), 256, 2048, ""},
+        {"small-split", 4096, 128, 4096, ""},
+        {"small-split", 64 * (2 * sms / 3), 128, 4096, ""},
     };
     int count = 0;
     for (int i = 0; i < PATH_TRIES; i++) {
