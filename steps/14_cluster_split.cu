@@ -54,7 +54,10 @@
  * the early slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00; the
  * small-tile slabs (H100, beside the rung without them, two runs) 4096x128x4096 0.912-0.917 ->
  * 1.006-1.010, 128x4096x4096 0.964 -> 0.983-0.990, 896^3 0.87 -> 1.03, 1536^3 1.055 -> 1.125,
- * 2048x128x16384 0.66 -> 0.98; 512x512x8192 0.986 -> 0.978, 64x2176x4096 1.553 -> 1.539.
+ * 2048x128x16384 0.66 -> 0.98; 512x512x8192 0.986 -> 0.978, 64x2176x4096 1.553 -> 1.539;
+ * the sum's rows flattened and its slabs shared out (H100, beside it, two runs) 256x256x16384
+ * 59.3-59.9 -> 57.3-59.2 us, 256x256x65536 182.8-184.8 -> 180.8, 4096x128x4096 100.6-101.4 ->
+ * 99.2-99.5 us.
  */
 #include <pthread.h>
 #include "../common/step.h"
@@ -374,30 +377,60 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 #endif
 }
 
-/* C := alpha * (slab 0 + slab 1 + ...) + beta * C, the slabs added in order (the same floats
- * on every run); a thread per 4 neighbouring floats of a row. beta == 0 never reads C. */
-__global__ void __launch_bounds__(256)
+/* C := alpha * (slab 0 + slab 1 + ...) + beta * C, the slabs added in a fixed order (the same
+ * floats on every run). NEW: a thread per 4 neighbouring floats of C, the rows flattened (every
+ * thread has work, however narrow C is), and where the slabs are many (> SUM_SLABS_ALONE) `groups`
+ * threads share those 4 floats: each adds a run of consecutive slabs, and the runs are added in
+ * order. At 256^2 x 16384 (66 slabs, 17 MB) 16K threads alone took 13.9 us, latency-bound;
+ * 128K threads in runs of 8 take 9.7 (Nsight Compute). beta == 0 never reads C. */
+#define SUM_THREADS     256
+#define SUM_SLABS_ALONE 8 /* up to 8 slabs (the early slices): one thread adds them all */
+#define SUM_GROUPS      8 /* above that, 8 threads share 4 floats (measured against 4 and 1) */
+__global__ void __launch_bounds__(SUM_THREADS)
     sgemm_sum_slices(int M, int N, float alpha, float beta, float *C, int ldc, const float *work,
                      int ldw, int slices, int c_vec)
 {
 #if HAS_CP_ASYNC && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* NEW: launched early: the slices end */
-    const int row = (int)blockIdx.y, col = 4 * (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (col >= N)
-        return;
-    const size_t slab = (size_t)M * ldw;
-    const float4 *w = (const float4 *)(work + (size_t)row * ldw + col); /* ldw % 4 == 0 */
-    float4 sum = w[0];
-    for (int s = 1; s < slices; ++s) {
-        const float4 p = w[s * slab / 4];
-        sum.x += p.x;
-        sum.y += p.y;
-        sum.z += p.z;
-        sum.w += p.w;
+    __shared__ float4 runs[SUM_THREADS];
+    const int groups = slices > SUM_SLABS_ALONE ? SUM_GROUPS : 1;
+    const int per_block = SUM_THREADS / groups, q = (int)threadIdx.x % per_block;
+    const int run = (int)threadIdx.x / per_block; /* this thread's run of slabs */
+    const long long v = (long long)blockIdx.x * per_block + q; /* C's float4, rows flattened */
+    const int row = (int)(v / (ldw / 4)), col = 4 * (int)(v % (ldw / 4)); /* ldw % 4 == 0 */
+    const int inside = row < M && col < N;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (inside) {
+        const size_t slab = (size_t)M * ldw;
+        const float4 *w = (const float4 *)(work + (size_t)row * ldw + col);
+        const int s0 = slices * run / groups, s1 = slices * (run + 1) / groups;
+        sum = w[s0 * slab / 4];
+        for (int s = s0 + 1; s < s1; ++s) {
+            const float4 p = w[s * slab / 4];
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
+        }
     }
+    if (groups > 1) { /* run 0 adds runs 1, 2, ... to its own, in order */
+        runs[threadIdx.x] = sum;
+        __syncthreads();
+        if (run > 0)
+            return;
+        for (int r = 1; r < groups; ++r) {
+            const float4 p = runs[r * per_block + q];
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
+        }
+    }
+    if (!inside)
+        return;
     const struct gemm_args g = {M, N, 0, alpha, NULL, 0, NULL, 0, beta, C, ldc};
-    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    store_c4(&g, C + (size_t)row * ldc, col, N, c_vec, v);
+    const float v4[4] = {sum.x, sum.y, sum.z, sum.w};
+    store_c4(&g, C + (size_t)row * ldc, col, N, c_vec, v4);
 #elif defined(__CUDA_ARCH__)
     __trap();
 #endif
@@ -621,7 +654,7 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
         s = kt / LSPLIT_MIN_KT;
     while (s >= 2 && s * M * ldw > ws_floats)
         --s;
-    if (s < 2 || M > SGEMM_MAX_GRID_Y) /* the sum kernel runs a row per gridDim.y */
+    if (s < 2)
         return -1;
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
@@ -640,7 +673,7 @@ static long long small_slabs(long long tiles, int M, int N, int K, int sms, long
         const long long n = ceil_div(s * tiles, sms);
         const long long c = n * (ceil_div(kt, s) + 2) * (n > 1 ? SHARED_SM_SPEED : 100) / 100 +
                             8 * s * M * ldw / 1000000;
-        if (s * M * ldw <= ws_floats && M <= SGEMM_MAX_GRID_Y && (best < 0 || c < best)) {
+        if (s * M * ldw <= ws_floats && (best < 0 || c < best)) {
             best = c;
             *slices = (int)s;
         }
@@ -834,8 +867,9 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
     if (err != cudaSuccess || last != cudaSuccess)
         return err != cudaSuccess ? err : last;
     const int c_vec = (g->ldc % 4 == 0) && sgemm_aligned16(g->C);
-    cudaLaunchConfig_t config = ex_config(1, 256, 0, 0, stream, &attr);
-    config.gridDim = dim3((unsigned)ceil_div(ceil_div(g->N, 4), 256), (unsigned)g->M);
+    const long long per_block = SUM_THREADS / (slices > SUM_SLABS_ALONE ? SUM_GROUPS : 1);
+    const cudaLaunchConfig_t config = ex_config(
+        ceil_div((long long)g->M * (ldw / 4), per_block), SUM_THREADS, 0, 0, stream, &attr);
     err = cudaLaunchKernelEx(&config, sgemm_sum_slices, g->M, g->N, g->alpha, g->beta, g->C,
                              g->ldc, (const float *)work, ldw, slices, c_vec);
     last = cudaGetLastError();
