@@ -48,10 +48,13 @@ one_rung() {
   local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
   # Rungs 13-14 only (the early rungs would take minutes under the sanitizers): 232 tiles of
-  # 128x256 on 132 SMs, all shared out by stream-K (rung 13) or cut by the uneven tail (14).
+  # 128x256 on 132 SMs, all shared out by stream-K (rung 13) or cut by the uneven tail (14);
+  # rung 14 also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices) and one
+  # 128x256 tile of K = 8192 in 64 slices (the slabs' sum in runs, through shared memory).
   # Rung 15: six tiles and K = 1000, split-K in four slices.
   case "$name" in
-    step1[34]*) shapes="$shapes --mnk 14848,512,1024" ;;
+    step13*) shapes="$shapes --mnk 14848,512,1024" ;;
+    step14*) shapes="$shapes --mnk 14848,512,1024 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
     step15*) shapes="$shapes --mnk 200,300,1000" ;;
     # Rung 16: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999).
     step16*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
