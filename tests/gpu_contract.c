@@ -563,9 +563,10 @@ static void run_threads(int m, int n, int k)
 /*
  * With SGEMM_TRACE set, a rung with several paths prints one line per launch on stderr naming
  * the path it took (sgemm_trace(), common/sgemm_common.h). The shapes below come from the
- * plan code of rungs 13 and 14 (choose_plan(), split_slices(), large_split()) for a GPU of S
- * SMs; every path has two or three, in different corners of its region, so that a small change
- * of a constant leaves one of them there. Each runs once, in this order, on one stream.
+ * plan code of rungs 13 and 14 (choose_plan(), split_slices(), large_split(), small_slabs())
+ * for a GPU of S SMs; every path has two or three, in different corners of its region, so that
+ * a small change of a constant leaves one of them there. Each runs once, in this order, on one
+ * stream.
  *   whole-large  a) M=128S N=256 K=128: S 128x256 tiles, one round; b) M=256 N=256S K=128: 2S
  *                tiles, two rounds. Whole rounds: no stream-K, and WL <= WS (104 per round).
  *   stream-k     t 128x256 tiles (M=128t N=256 K=128), a) t = S + ceil(S/16), b) t = 2S +
