@@ -68,6 +68,21 @@ static int add_shapes(struct check_case *cases, int n, int max, const char *grou
     return n;
 }
 
+/* One shape with every edge a launcher must handle at once (whatever the shape gives: a partial
+ * K tile, N % 4 != 0), rows padded by one float (C written by floats) and C offset by one
+ * float: exact with beta != 0, then random inputs with beta == 0. */
+static int add_every_edge(struct check_case *cases, int n, int max, const char *group, int m,
+                          int cols, int k)
+{
+    for (int p = 1; p <= 2; p++) {
+        struct check_case c = product(group, m, cols, k, pairs[p], p == 1);
+        c.lda_pad = c.ldb_pad = c.ldc_pad = 1;
+        c.c_off = 1;
+        n = add(cases, n, max, c);
+    }
+    return n;
+}
+
 int check_matrix(struct check_case *cases, int max)
 {
     int n = 0;
@@ -143,25 +158,12 @@ int check_matrix(struct check_case *cases, int max)
      * along K into a long and a short piece, summed by a third kernel), with every edge at
      * once: a partial first K tile, N % 4 != 0 (B copied by 4 bytes), rows padded by one float
      * (C written by floats), C offset by one float; exact with beta != 0, then beta == 0. */
-    for (int p = 1; p <= 2; p++) {
-        struct check_case c =
-            product("many tiles: uneven tail", 29693, 253, 1021, pairs[p], p == 1);
-        c.lda_pad = c.ldb_pad = c.ldc_pad = 1;
-        c.c_off = 1;
-        n = add(cases, n, max, c);
-    }
+    n = add_every_edge(cases, n, max, "many tiles: uneven tail", 29693, 253, 1021);
     /* Few tiles, long K, cut by rung 14 into slabs of the 64x128 tile (a launch a slice, then
      * their sum): 48 and 66 tiles, split 4 to 8 ways on 114-144 SMs, with every edge at once,
      * as above; exact with beta != 0, then random with beta == 0. */
-    static const int small_slabs[][3] = {{3001, 101, 9001}, {127, 4099, 4099}};
-    for (int s = 0; s < COUNT(small_slabs); s++)
-        for (int p = 1; p <= 2; p++) {
-            struct check_case c = product("few tiles: small-tile slabs", small_slabs[s][0],
-                                          small_slabs[s][1], small_slabs[s][2], pairs[p], p == 1);
-            c.lda_pad = c.ldb_pad = c.ldc_pad = 1;
-            c.c_off = 1;
-            n = add(cases, n, max, c);
-        }
+    n = add_every_edge(cases, n, max, "few tiles: small-tile slabs", 3001, 101, 9001);
+    n = add_every_edge(cases, n, max, "few tiles: small-tile slabs", 127, 4099, 4099);
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
      * cut, so rung 13 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
