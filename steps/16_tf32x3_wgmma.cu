@@ -9,83 +9,65 @@
  *   registers, B from shared memory through a matrix descriptor (sm_90a only).
  *   The feeding. TMA copies whole tiles, 128 x 32 of A and 32 x 128 of B, from one instruction
  *   of one thread, zero-filled outside the matrix, and signals an mbarrier when the bytes have
- *   landed: no copy addresses in 256 threads, no half-used 32-byte sectors (the cp.async
- *   prototype's 16-byte copies used 16 of every 32 bytes fetched from L2, Nsight Compute).
- *   The roles. Warpgroup 0 (the producer) issues TMA and turns raw B into what wgmma reads;
+ *   landed: no copy addresses in 256 threads, no half-used 32-byte sectors.
+ *   The roles. Warpgroup 0 (the producer) issues TMA and sees that B arrives as wgmma reads it;
  *   warpgroups 1 and 2 (the consumers) split A and issue wgmma, each on 64 rows of the 128x128
  *   tile. They meet only at mbarriers, never at __syncthreads: while one consumer sums or
  *   splits, the other's wgmma keep the tensor core busy.
- *   The arithmetic is rung 15's: x = big + small, big = the top 19 bits of bits(x) + 0x1000,
- *   small = x - big, rounded to TF32 too (rung 15 lets the tensor core cut it: up to 8 u a
- *   product); per k8 step small*big, big*small and big*big into a tensor-core sum
- *   `chunk`, which joins the FP32 sum with an FADD every 64 of K; a sum that is not finite is
- *   redone by a sequential FP32 loop. Split-K is rung 15's.
+ *   The arithmetic is rung 15's (x = big + small, three products a k8 step into a tensor-core
+ *   sum `chunk` that joins the FP32 sum with an FADD every 64 of K, a sequential FP32 loop for
+ *   sums that are not finite, split-K), with small rounded to TF32 too (rung 15 lets the tensor
+ *   core cut it: up to 8 u a product).
  *
- * Why B is transposed on the way
+ * B, split and transposed once, before the product
  *   TF32 wgmma reads B only K-major (the transpose flag exists for 16-bit types only), and the
- *   tensor core must see big and small, not the raw float. So the producer reads each 4 (K) x 4
- *   (N) block of the raw B tile, splits it, and writes it transposed into B^T big and B^T
- *   small: 128 rows (n) of 128 bytes (32 k), 16-byte chunk c of row n stored at c ^ (n % 8), the
- *   128-byte swizzle the descriptor names. A stays K-major as it is: TMA writes it with the same
- *   swizzle, and each consumer thread reads the 16 floats its fragments need (4 LDS.128) and
- *   splits them in registers. B^T is written once per block and read by both consumers.
- *
- * The K order inside a tile
- *   A's fragment gives lane (g, t) k = t and t + 4 of each k8 step. So position c of step s is
- *   tile column 8s + 2 (c % 4) + c / 4: lane t's two k of a step are adjacent, one LDS.64 per row
- *   and step. B^T follows the same order. Each step keeps 8 consecutive columns: a short K
- *   touches few steps, and each step is three truncating additions in the tensor core (the
- *   first order tried spread K = 2 over two steps: 10 u there, over the check's bound).
+ *   tensor core must see big and small, not the raw float: B^T big and B^T small, 128 rows (n)
+ *   of 128 bytes (32 k) a tile, 16-byte chunk c of row n at c ^ (n % 8), the 128-byte swizzle
+ *   the descriptor names (A keeps its K-major rows; TMA swizzles it the same way). Done by the
+ *   producer (read 4 (K) x 4 (N) blocks of raw B, split, store transposed), every block redoes
+ *   it for its own tile: M / 128 times for each element of B, ~200 instructions a tile in one
+ *   warp a scheduler, about as long as the tile's 1536 clocks of tensor core. So where there are
+ *   16 rows of tiles or more (M >= 2048), split_b_transposed() does it once, into memory from a
+ *   pool (8 bytes per element of B, up to 1 GiB), and TMA brings B^T big and small like A: the
+ *   producer only issues copies. Where the stream is capturing (the memory would belong to the
+ *   graph), for fewer rows and for split-K, the producer splits B as above. B^T is twice raw B's
+ *   bytes: in row order each wave of blocks reads all of it from DRAM (by the arithmetic; H100,
+ *   8192: 1.89x, below the build before); whole tiles go in bands of 8 tile rows, by column.
  *
  * The pipeline (mbarriers, per stage)
  *   raw stages (4 x 32 KB): TMA -> raw_full -> consumers read A, producer reads B -> raw_empty
- *   B^T stages (3 x 32 KB): producer writes, fence.proxy.async -> split_full -> wgmma reads ->
- *     wgmma.wait -> split_empty. With two, the producer could start tile kt + 1 only once tile
- *     kt - 1's wgmma had finished, just when the consumers wanted it; the third stage gives it
- *     a tile of slack (+3% at 8192; 225 KB of shared memory in all).
- *   A consumer issues tile kt's twelve wgmma, then waits only for tile kt - 1 (wait_group 1),
- *   and splits tile kt + 1's A into a second set of fragment registers while kt runs. Every two
- *   tiles it waits for all and adds chunk to acc. The producer gives its registers to the
- *   consumers (setmaxnreg: 56 and 224 of the 168 each the launch gives).
- *   Where TMA cannot describe an operand (a leading dimension not a multiple of 4, a base not
- *   16-byte aligned), the producer copies the raw tiles itself with 4-byte cp.async, into the
- *   same layout (about 3 instructions a copy inside the matrix); everything after is the same.
- *   The loop has two steady states. It is fast while the producer paces the consumers (their
- *   largest stall is the wait for its splits, Nsight Compute). Where the producer gets ahead (a
- *   block's second tile begun with the B^T stages full, a second producer warpgroup, the second
- *   consumer started late) it measured 17-35% slower and stayed so; so a block takes one tile
- *   and exits (persistent blocks: 1.57x at 4096; results/notes/step_16.md).
+ *   B^T stages (3 x 32 KB): producer writes, fence.proxy.async (or TMA writes) -> split_full ->
+ *     wgmma reads -> wgmma.wait -> split_empty. The third stage gives the producer a tile of
+ *     slack (+3% at 8192; 225 KB of shared memory in all; 4 or 5 with B split first: < 1%).
+ *   A consumer issues tile kt's twelve wgmma, waits only for tile kt - 1 (wait_group 1), and
+ *   splits tile kt + 1's A into a second set of fragment registers while kt runs; every two
+ *   tiles it waits for all and adds chunk to acc. setmaxnreg gives the producer's registers to
+ *   the consumers. Where TMA cannot describe an operand (a leading dimension not a multiple of
+ *   4, a base not 16-byte aligned), the producer copies raw tiles with 4-byte cp.async into the
+ *   same layout. A block takes one tile and exits: persistent blocks, whose later tiles start
+ *   with the B^T stages full, measured 1.57x at 4096 (results/notes/step_16.md).
  *
- * The bound, in clocks per 128x128x32 tile on one SM, computed, not counted (H100 SXM: dense
- *   TF32 ~495 TFLOP/s at 1830 MHz over 132 SMs, 1024 multiply-adds a clock)
- *   tensor core: 24 wgmma x 64 = 1536 clocks.
- *   shared memory at 128 bytes a clock: wgmma reads B^T 2 x 12 x 4 KB = 96 KB, TMA writes 32 KB,
- *   the producer reads 16 KB and writes 32 KB, the consumers read 16 KB: 192 KB = 1500 clocks.
- *   Both sit at the same place: the tensor core can be kept busy only if nothing else waits.
+ * The bound, in clocks per 128x128x32 tile on one SM (H100 SXM: dense TF32 ~495 TFLOP/s at
+ *   1830 MHz over 132 SMs, 1024 multiply-adds a clock): tensor core 24 wgmma x 64 = 1536;
+ *   shared memory at 128 bytes a clock, wgmma reading B^T 96 KB, TMA writing 32 KB, the
+ *   producer 48 KB and the consumers 16 KB: 192 KB = 1500 clocks (B split first: 160 KB, 1250).
  *
  * Prediction (written before the run)
- *   The first build (all 256 threads copying, splitting and issuing, one __syncthreads per tile,
- *   cp.async; 2026-11-25) ran 1.84x at 4096 and 1.87x at 8192 (H100); Nsight Compute there:
- *   tensor pipe 55%, issue slots 26%, 6-way shared-store conflicts, L2 at 74% from half-used
- *   sectors. TMA and separate roles should remove the barrier and the L2 waste: 2.1-2.3x.
+ *   The first build (256 threads copying, splitting, issuing; __syncthreads every tile) ran 1.84x
+ *   at 4096: TMA and roles should remove its barrier and L2 waste, 2.1-2.3x. B split first: with
+ *   B passed on unsplit (wrong sums) the loop ran 20% faster; the pass costs ~5%: ~2.4x.
  *
- * Measured (H100 80GB HBM3, 2026-11-25; every variant in results/notes/step_16.md)
- *   TMA and roles alone, a wait for all wgmma each tile: 1.82x / 1.88x at 4096 / 8192 - no gain:
- *   the wgmma of one tile still drained before the next tile's A was split. wait_group 1, two
- *   sets of A fragments and chunk summed every 2 tiles: 2.22x / 2.31x, but one check-matrix case
- *   over its bound (M = 8388613, N = 3, K = 2: up to 10 u); rounding small and 8 consecutive k
- *   per step fixed it and cost 7% (2.06x / 2.15x). Won back: small rounded by cvt (+2.5%), a
- *   third B^T stage (+3% at 8192; on split-K shapes it measured 15-20% slower, so those keep
- *   two). The ceiling of this loop (wgmma only, no barriers, no split): 2.8-3.0x.
- *   Final: 1.82x at 1024, 1.87x at 2048, 2.22x at 4096, 2.31x at 8192 (110 TFLOP/s); the sweep
- *   1.65-2.43x from 1024 (2.16x at 4096, 2.32x at 8192); the shape set 1.71-2.30x where K >= 1024,
- *   1.30-1.44x on odd and padded leading dimensions (the producer's copies), 1.13x at K = 128.
- *   Error 1.1-1.7 u (cuBLAS 5.0-6.2 u); 12.1 u with exponents spread over 2^-30..2^30 (cuBLAS
- *   23.9 u); 0.91 u at 4096 x 4096 x 65536 (cuBLAS 6.04 u). Beside it (anchors.csv, from 4096
- *   up): cuBLAS TF32 alone 7.5-8.5x at 366-527 u; 3xTF32 composed from cuBLAS 2.11-2.52x at
- *   20-31 u. As accurate as SGEMM; ahead of the composed anchor at most sizes below 5376, 1-7%
- *   behind it above; the issue's 2.3x is reached at 8192, not at 4096 (2.16-2.22x).
- *   Tables: results/nvidia-h100-80gb-hbm3/tables.txt.
+ * Measured (H100 80GB HBM3 unless said; every variant in results/notes/step_16.md)
+ *   TMA and roles alone: 1.82x at 4096, no gain (the wgmma of a tile drained before the next
+ *   tile's A was split). wait_group 1, two sets of A fragments, chunk every 2 tiles, small
+ *   rounded (a check case was 10 u off without it), a third B^T stage: 1.87x at 2048, 2.14-2.22x
+ *   at 4096, 2.22-2.31x at 8192. B split first (H200, 2026-11-26, beside that build): 2048 1.88
+ *   -> 2.19x, 4096 2.16 -> 2.52-2.54x, 8192 2.23-2.31 -> 2.43-2.50x, 2048 x 4096 x 11008 2.10 ->
+ *   2.49-2.53x, 4096 x 4095 x 4096 (rows of B not TMA's) 1.30 -> 2.53x. On an H100 it lost from
+ *   6144 up until the tiles went in bands (8192: 2.24x before, 1.88x, banded 2.66-2.68x).
+ *   Final (tables.txt): 1.80x / 2.11x / 2.58x / 2.51x at 1024 / 2048 / 4096 / 8192, 1.1-1.7 u
+ *   (cuBLAS 4.4-5.8 u); sweep 1.62-2.92x from 1024 (2.55x at 4096, 2.68x at 8192); shape set
+ *   1.70-2.46x where K >= 1024, 1.26-1.42x with A not TMA's (odd, padded), 1.12x at K = 128.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Where the
  *   kernel's body was not compiled (sm_90 or PTX), it is __trap(), and the launcher, which asks
@@ -103,6 +85,7 @@
 #include "../common/sgemm_common.h"
 #include "../common/sgemm_workspace.h"
 #include "../common/cp_async.cuh" /* the fallback copies: cp_async_4, commit, wait */
+#include "../common/tma.cuh"      /* mbarriers, TMA loads, fence.proxy.async */
 
 /* ---- The tile and the roles ----------------------------------------------------------------- */
 #define BM        128 /* rows of C per block: two consumer warpgroups of 64 rows */
@@ -114,20 +97,24 @@
 #define THREADS   (3 * WG) /* warpgroup 0: the producer; 1 and 2: the consumers */
 #define ACC_REGS  (WG_ROWS * BN / WG) /* 64 floats of C per consumer thread */
 #define RAW_STAGES   4 /* raw K tiles (A and B as TMA writes them) in flight */
-/* B^T big/small buffers: one being read by wgmma, one being written, and for whole tiles a
- * spare (measured: +3% at 8192 with whole tiles, but 15-20% slower on the split-K shapes). The
- * kernel takes the count as its template parameter SPLIT_STAGES. */
+/* B^T big/small buffers (the kernel's SPLIT_STAGES): one read by wgmma, one written, and for
+ * whole tiles a spare (+3% at 8192; 15-20% slower on the split-K shapes). */
 #define SPLIT_STAGES_WHOLE  3
 #define SPLIT_STAGES_SLICED 2
-/* The tensor core's sum `chunk` joins the FP32 sum every CHUNK_TILES K tiles (64 deep): the
- * tensor core truncates as it adds, so its sums stay short; but summing after every tile would
- * also drain the warpgroup's wgmma queue every tile. */
+/* `chunk` joins the FP32 sum every CHUNK_TILES K tiles (64 deep): the tensor core truncates as
+ * it adds, so its sums stay short, but each sum drains the warpgroup's wgmma queue. */
 #define CHUNK_TILES 2 /* consume_all() goes two tiles a turn: one chunk */
-/* Registers per thread after the hand-over (setmaxnreg): the producer splits B with few, the
- * consumers hold acc, chunk and A's fragments. 128 * 56 + 256 * 224 = 64,512 = 384 * 168, what
- * the launch gives (__launch_bounds__(384, 1): 168 each). */
+#define RASTER_ROWS 8 /* whole tiles go in bands of 8 tile rows (the kernel's start) */
+/* Registers per thread after setmaxnreg: the consumers hold acc, chunk and A's fragments;
+ * 128 * 56 + 256 * 224 = 64,512 = 384 * 168, what __launch_bounds__(384, 1) gives. */
 #define PRODUCER_REGS 56
 #define CONSUMER_REGS 224
+/* How a tile's operands come in (the kernel's template parameter FEED): raw A and B by the
+ * producer's 4-byte cp.async (COPY: TMA cannot describe them) or by TMA (TMA), B split by the
+ * producer; or A raw and B^T big and small by TMA, B split before the product (SPLIT_B). */
+#define FEED_COPY    0
+#define FEED_TMA     1
+#define FEED_SPLIT_B 2
 
 /* Shared memory, from a 1024-byte aligned base (the 128-byte swizzle is a function of address
  * bits 4-9, so every swizzled tile starts on a 1024-byte boundary):
@@ -166,15 +153,12 @@ static_assert(SMEM_BYTES(SPLIT_STAGES_WHOLE) <= 227 * 1024, "an H100 block holds
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: wgmma, setmaxnreg */
 
-/* x as big + small, both rounded to TF32 and handed over already cut. big: the top 19 bits
- * after adding half of the last kept bit (two integer instructions). small = x - big is exact
- * in FP32 but has up to 13 significant bits; left to the tensor core, which keeps 11 by
- * cutting, it would lose up to 2^-21 of x (up to 8 u a product; 10 u measured at K = 2), so it
- * is rounded too, by cvt.rna.tf32.f32, which keeps a NaN a NaN: the integer rounding alone
- * would carry the canonical NaN 0x7fffffff into the sign bit and make it -0. ptxas makes the
- * cvt three instructions (FSETP |x| < Inf, a predicated IADD 0x1000, LOP3): two fewer than the
- * hand-written guard it replaced, 2-3% of the speed. For big, whose NaN only has to stay a NaN
- * in the sum through small, the plain integer rounding is faster (cvt for both: 6% slower). */
+/* x as big + small, both rounded to TF32. big: the top 19 bits after adding half of the last
+ * kept bit (two integer instructions). small = x - big is exact but has up to 13 significant
+ * bits; the tensor core would cut it to 11 (up to 8 u a product; 10 u measured at K = 2), so it
+ * is rounded by cvt.rna.tf32.f32, which keeps a NaN a NaN (0x7fffffff + 0x1000 would carry into
+ * the sign) in three instructions (FSETP, predicated IADD, LOP3). For big, whose NaN only has
+ * to stay a NaN through small, the integer rounding is faster (cvt for both: 6% slower). */
 static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
 {
     const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
@@ -182,56 +166,6 @@ static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *s
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s) : "f"(x - __uint_as_float(b)));
     *big = b;
     *small = s;
-}
-
-static __device__ __forceinline__ float component(float4 v, int i)
-{
-    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; /* i is constant once unrolled */
-}
-
-/* ---- mbarriers and TMA (PTX ISA: mbarrier, cp.async.bulk.tensor) ---- */
-static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void bar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-
-/* Arrives and tells the barrier that `bytes` more will land through TMA in this phase. */
-static __device__ __forceinline__ void bar_arrive_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-                 "r"(bytes)
-                 : "memory");
-}
-
-/* Waits until the phase of parity `parity` has completed. On a fresh barrier the phase before
- * the first (parity 1) counts as completed: a producer's first wait for an empty buffer passes. */
-static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    unsigned done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-/* A box of a 2-D tensor (tmap) at coordinates (c0 inner, c1) into shared memory at dst; the
- * bytes count on `bar`'s transaction count. Outside the tensor TMA writes zeros. */
-static __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap *tmap, int c0,
-                                                   int c1, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"((unsigned long long)tmap), "r"(c0), "r"(c1), "r"(bar)
-                 : "memory");
 }
 
 /* ---- wgmma (PTX ISA: wgmma.mma_async) ---- */
@@ -275,11 +209,14 @@ static __device__ __forceinline__ void wgmma_commit(void)
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
-/* Waits for every wgmma this thread committed. d and a are operands, so that the compiler
- * reads d only after the wait and keeps a's registers unchanged until it. */
+/* Waits until at most PENDING of the groups this thread committed are still running (0: all
+ * done; 1: the tile before is done, and its A fragments may be overwritten). d and a are
+ * operands, so that the compiler reads d only after the wait and keeps a's registers unchanged
+ * until it. */
+template <int PENDING>
 static __device__ __forceinline__ void wgmma_wait(float d[ACC_REGS], unsigned a[K8_STEPS][2][4])
 {
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n"
+    asm volatile("wgmma.wait_group.sync.aligned %96;\n"
                  : D64(d), "+r"(a[0][0][0]), "+r"(a[0][0][1]), "+r"(a[0][0][2]), "+r"(a[0][0][3]),
                    "+r"(a[0][1][0]), "+r"(a[0][1][1]), "+r"(a[0][1][2]), "+r"(a[0][1][3]),
                    "+r"(a[1][0][0]), "+r"(a[1][0][1]), "+r"(a[1][0][2]), "+r"(a[1][0][3]),
@@ -288,25 +225,7 @@ static __device__ __forceinline__ void wgmma_wait(float d[ACC_REGS], unsigned a[
                    "+r"(a[2][1][0]), "+r"(a[2][1][1]), "+r"(a[2][1][2]), "+r"(a[2][1][3]),
                    "+r"(a[3][0][0]), "+r"(a[3][0][1]), "+r"(a[3][0][2]), "+r"(a[3][0][3]),
                    "+r"(a[3][1][0]), "+r"(a[3][1][1]), "+r"(a[3][1][2]), "+r"(a[3][1][3])
-                 :
-                 : "memory");
-}
-
-/* Waits for every wgmma this thread committed but the last group: the tile before is done,
- * and its A fragments (a) may be overwritten. */
-static __device__ __forceinline__ void wgmma_wait_all_but_last(float d[ACC_REGS],
-                                                               unsigned a[K8_STEPS][2][4])
-{
-    asm volatile("wgmma.wait_group.sync.aligned 1;\n"
-                 : D64(d), "+r"(a[0][0][0]), "+r"(a[0][0][1]), "+r"(a[0][0][2]), "+r"(a[0][0][3]),
-                   "+r"(a[0][1][0]), "+r"(a[0][1][1]), "+r"(a[0][1][2]), "+r"(a[0][1][3]),
-                   "+r"(a[1][0][0]), "+r"(a[1][0][1]), "+r"(a[1][0][2]), "+r"(a[1][0][3]),
-                   "+r"(a[1][1][0]), "+r"(a[1][1][1]), "+r"(a[1][1][2]), "+r"(a[1][1][3]),
-                   "+r"(a[2][0][0]), "+r"(a[2][0][1]), "+r"(a[2][0][2]), "+r"(a[2][0][3]),
-                   "+r"(a[2][1][0]), "+r"(a[2][1][1]), "+r"(a[2][1][2]), "+r"(a[2][1][3]),
-                   "+r"(a[3][0][0]), "+r"(a[3][0][1]), "+r"(a[3][0][2]), "+r"(a[3][0][3]),
-                   "+r"(a[3][1][0]), "+r"(a[3][1][1]), "+r"(a[3][1][2]), "+r"(a[3][1][3])
-                 :
+                 : "n"(PENDING)
                  : "memory");
 }
 
@@ -325,12 +244,6 @@ static __device__ __forceinline__ void pin_a(unsigned a[K8_STEPS][2][4])
         for (int h = 0; h < 2; ++h)
             asm volatile("" : "+r"(a[s][h][0]), "+r"(a[s][h][1]), "+r"(a[s][h][2]), "+r"(a[s][h][3])
                          : : "memory");
-}
-
-/* This thread's generic-proxy writes to shared memory, visible to the async proxy (wgmma). */
-static __device__ __forceinline__ void fence_proxy_async(void)
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 /* ---- The K order inside a tile ----
@@ -362,16 +275,17 @@ static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned ch
         const int grp = w + 16 * blk; /* 0..31 */
         const int nb = 8 * (grp % 4) + q;
         const int kc = ((q / 2 + grp / 8) % 4) + 4 * ((grp / 4) % 2);
-        float4 rows[4];
+        float rows[4][4]; /* registers: every index is a constant once unrolled */
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-            rows[i] = *(const float4 *)(b_raw + b_tile_row(kc, i) * B_RAW_ROW_BYTES + nb * 16);
+            *(float4 *)rows[i] =
+                *(const float4 *)(b_raw + b_tile_row(kc, i) * B_RAW_ROW_BYTES + nb * 16);
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
             unsigned big[4], small[4];
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-                split(component(rows[i], j), &big[i], &small[i]);
+                split(rows[i][j], &big[i], &small[i]);
             const int at = SWZ(4 * nb + j, kc);
             *(uint4 *)(bt + at) = make_uint4(big[0], big[1], big[2], big[3]);
             *(uint4 *)(bt + SPLIT_PART_BYTES + at) =
@@ -380,12 +294,9 @@ static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned ch
     }
 }
 
-/* The fallback producer's copy of one raw tile, for operands TMA cannot describe (a leading
- * dimension that is not a multiple of 4 floats, or a base not 16-byte aligned): 4-byte cp.async
- * into the layout TMA would have written, zeros outside M, N and K. This general form (a
- * tile at an edge) costs about 20 instructions a copy; copy_raw_inside() below is the common
- * case. Offsets stay in int: A and B span <= INT_MAX floats (sgemm_prologue), and a copy
- * outside takes offset 0. */
+/* FEED_COPY's copy of one raw tile: 4-byte cp.async into the layout TMA would have written,
+ * zeros outside M, N and K; about 20 instructions a copy (copy_raw_inside(): the common case).
+ * Offsets stay in int: A and B span <= INT_MAX floats (sgemm_prologue). */
 static __device__ __forceinline__ void copy_raw(unsigned stage, const float *A, int lda,
                                                 const float *B, int ldb, int M, int N, int K,
                                                 int m0, int n0, int k0, int p)
@@ -415,9 +326,8 @@ static __device__ __forceinline__ void cp_async_4_all(unsigned dst, const float 
 /* The same copies for a tile wholly inside A and B, about 3 instructions each: thread p copies
  * column p % 32 of A's rows p / 32 + 4i and column p of B's rows i (i = 0..31), stepping the
  * source pointers instead of recomputing them and checking nothing. Row p / 32 + 4i of A has
- * row % 8 = p / 32 + 4 (i % 2), so its swizzled place is one of two offsets plus 512 i. With
- * the general form the producer, which also splits B, was the bottleneck: 0.95-0.98x cuBLAS
- * on odd leading dimensions, 1.26-1.37x with this (2026-11-25). */
+ * row % 8 = p / 32 + 4 (i % 2), so its swizzled place is one of two offsets plus 512 i. (The
+ * general form alone: 0.95-0.98x cuBLAS on odd leading dimensions, 1.26-1.37x with this.) */
 static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const float *a,
                                                        size_t lda4, const float *b, size_t ldb,
                                                        int p)
@@ -438,16 +348,12 @@ static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const flo
     }
 }
 
-static __device__ __forceinline__ void producer_sync(void)
-{
-    asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* the producer warpgroup alone */
-}
-
 /* The barriers, one 8-byte mbarrier each, per stage:
  *   raw_full:    the raw tile has landed (TMA: one arrive with the byte count; the fallback:
  *                one arrive after the producer warpgroup's barrier);
- *   raw_empty:   everyone who reads the raw tile has read it (all 384 threads);
- *   split_full:  B^T big/small are written and fenced for the async proxy (128 producers);
+ *   raw_empty:   everyone who reads the raw tile has read it (384 threads; SPLIT_B: 256);
+ *   split_full:  B^T big/small are written and fenced for the async proxy (128 producers;
+ *                SPLIT_B: TMA's bytes have landed, one arrive with their count);
  *   split_empty: both consumer warpgroups' wgmma on them have completed (256 consumers). */
 #define BAR_RAW_FULL    0
 #define BAR_RAW_EMPTY   (BAR_RAW_FULL + RAW_STAGES)
@@ -468,10 +374,8 @@ struct consumer {
 /* A of tile kt, split into `a`: rows row0 and row0 + 8 (both % 8 == g), of each step st the
  * 8 bytes at columns 8st + 2t (chunk 2st + t / 2 of the swizzled raw tile, stored at that ^ g).
  * In a phase of 16 lanes (4 rows) 8 chunks, each read in two 8-byte halves by lanes of two rows:
- * 2-way conflicts by the bank arithmetic (not counted). Then the raw stage is free as far as
- * this thread goes.
- * a[step][big, small][a0..a3]: a0 / a1 rows row0 / row0 + 8 at position t (.x), a2 / a3 at
- * position t + 4 (.y). */
+ * 2-way conflicts by the bank arithmetic (not counted). a[step][big, small][a0..a3]: a0 / a1
+ * rows row0 / row0 + 8 at position t (.x), a2 / a3 at position t + 4 (.y). */
 static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
                                               unsigned a[K8_STEPS][2][4])
 {
@@ -526,13 +430,13 @@ static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
     }
     wgmma_commit();
     if (c->in_flight) {
-        wgmma_wait_all_but_last(chunk, a_next);
+        wgmma_wait<1>(chunk, a_next);
         bar_arrive(c->bar + 8u * (BAR_SPLIT_EMPTY + (kt - 1) % SPLIT_STAGES));
     }
     if (kt + 1 < c->k_tiles)
         load_a(c, kt + 1, a_next);
     if (sums || kt == c->k_tiles - 1) {
-        wgmma_wait(chunk, a);
+        wgmma_wait<0>(chunk, a);
         bar_arrive(c->bar + 8u * (BAR_SPLIT_EMPTY + s));
 #pragma unroll
         for (int i = 0; i < ACC_REGS; ++i)
@@ -575,12 +479,11 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
     return v;
 }
 
-
 /* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
  * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
- * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. TMA: the raw tiles come by
- * TMA (tmap_a, tmap_b); else by the producer's cp.async. */
-template <int TMA, int SPLIT_STAGES>
+ * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. FEED: how tiles come in
+ * (FEED_COPY, FEED_TMA: tmap_a and tmap_b raw A and B; FEED_SPLIT_B: tmap_b B^T big and small). */
+template <int FEED, int SPLIT_STAGES>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3_wgmma(const __grid_constant__ CUtensorMap tmap_a,
                        const __grid_constant__ CUtensorMap tmap_b, int M, int N, int K,
@@ -598,9 +501,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned bar = (unsigned)__cvta_generic_to_shared(bars);
 #define BAR(i) (bar + 8u * (unsigned)(i))
 
-    const int tiles_n = (N - 1) / BN + 1;
+    const int tiles_m = (M - 1) / BM + 1, tiles_n = (N - 1) / BN + 1;
     const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
-    const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
+    /* Whole tiles in bands of RASTER_ROWS tile rows, column by column: the blocks running at
+     * once share a few panels of A and B^T in L2 (split-K: row by row, as sum_slices() reads) */
+    const int band = slices == 1 ? RASTER_ROWS : 1, first = tile / (band * tiles_n) * band;
+    const int rows = min(band, tiles_m - first), in_band = tile - first * tiles_n;
+    const int m0 = (first + in_band % rows) * BM, n0 = in_band / rows * BN;
     const int tid = (int)threadIdx.x;
 
     /* This block's K tiles: [kt0, kt0 + k_tiles), the slices as even as whole tiles allow. */
@@ -611,10 +518,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (tid == 0) {
         for (int r = 0; r < RAW_STAGES; ++r) {
             bar_init(BAR(BAR_RAW_FULL + r), 1);
-            bar_init(BAR(BAR_RAW_EMPTY + r), THREADS);
+            /* read by the consumers (A) and, where it splits B, the producer */
+            bar_init(BAR(BAR_RAW_EMPTY + r), FEED == FEED_SPLIT_B ? 2 * WG : THREADS);
         }
         for (int p = 0; p < SPLIT_STAGES; ++p) {
-            bar_init(BAR(BAR_SPLIT_FULL + p), WG);
+            bar_init(BAR(BAR_SPLIT_FULL + p), FEED == FEED_SPLIT_B ? 1 : WG);
             bar_init(BAR(BAR_SPLIT_EMPTY + p), 2 * WG);
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -625,12 +533,28 @@ __global__ void __launch_bounds__(THREADS, 1)
         /* ---- The producer: brings raw tiles, splits and transposes B ---- */
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
         const int p = tid;
+        if (FEED == FEED_SPLIT_B) {
+            /* Thread 0 alone: A and B^T big and small, each once its stage's readers are done */
+            for (int kt = 0; p == 0 && kt < k_tiles; ++kt) {
+                const int r = kt % RAW_STAGES, s = kt % SPLIT_STAGES, k0 = (kt0 + kt) * BK;
+                const unsigned b_big = bt_s + s * SPLIT_STAGE_BYTES;
+                bar_wait(BAR(BAR_RAW_EMPTY + r), ((kt / RAW_STAGES) & 1) ^ 1);
+                bar_arrive_expect(BAR(BAR_RAW_FULL + r), A_RAW_BYTES);
+                tma_load_2d(raw_s + r * RAW_STAGE_BYTES, &tmap_a, k0, m0, BAR(BAR_RAW_FULL + r));
+                bar_wait(BAR(BAR_SPLIT_EMPTY + s), ((kt / SPLIT_STAGES) & 1) ^ 1);
+                bar_arrive_expect(BAR(BAR_SPLIT_FULL + s), SPLIT_STAGE_BYTES);
+                tma_load_2d(b_big, &tmap_b, k0, n0, BAR(BAR_SPLIT_FULL + s));
+                tma_load_2d(b_big + SPLIT_PART_BYTES, &tmap_b, k0, tiles_n * BN + n0,
+                            BAR(BAR_SPLIT_FULL + s));
+            }
+            return;
+        }
         /* Raw tile j (block-relative) into raw stage j % RAW_STAGES, once its previous tile's
          * readers are done. TMA: thread 0 alone. The fallback: all 128, each its own copies. */
         auto fetch = [&](int j) {
             const int r = j % RAW_STAGES;
             const unsigned stage = raw_s + r * RAW_STAGE_BYTES;
-            if (TMA) {
+            if (FEED == FEED_TMA) {
                 if (p == 0) {
                     bar_wait(BAR(BAR_RAW_EMPTY + r), ((j / RAW_STAGES) & 1) ^ 1);
                     bar_arrive_expect(BAR(BAR_RAW_FULL + r), RAW_STAGE_BYTES);
@@ -651,20 +575,20 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int j = 0; j < RAW_STAGES - 1; ++j) {
             if (j < k_tiles)
                 fetch(j);
-            if (!TMA)
+            if (FEED == FEED_COPY)
                 cp_async_commit();
         }
         for (int kt = 0; kt < k_tiles; ++kt) {
             const int r = kt % RAW_STAGES, s = kt % SPLIT_STAGES;
             if (kt + RAW_STAGES - 1 < k_tiles)
                 fetch(kt + RAW_STAGES - 1);
-            if (!TMA) {
+            if (FEED == FEED_COPY) {
                 /* Groups committed: tiles 0..kt + RAW_STAGES - 1 (empty ones past the end);
                  * RAW_STAGES - 1 pending: this thread's copies of tile kt have landed. After
                  * the warpgroup's barrier everyone's have; one arrive tells the consumers. */
                 cp_async_commit();
                 cp_async_wait(RAW_STAGES - 1);
-                producer_sync();
+                asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* the producers alone */
                 if (p == 0)
                     bar_arrive(BAR(BAR_RAW_FULL + r));
             }
@@ -675,7 +599,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             fence_proxy_async();
             bar_arrive(BAR(BAR_SPLIT_FULL + s));
         }
-        if (!TMA)
+        if (FEED == FEED_COPY)
             cp_async_wait_all(); /* only empty groups are left; none may outlive the block */
         return;
     }
@@ -685,16 +609,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int cwg = tid / WG - 1, warp = (tid / 32) % 4, lane = tid % 32;
     const int g = lane / 4, t = lane % 4;
     const int row0 = cwg * WG_ROWS + warp * 16 + g; /* this thread's rows: row0, row0 + 8 */
-    struct consumer c;
-    c.raw = raw;
-    c.bt_s = bt_s;
-    c.bar = bar;
-    c.a_row[0] = row0 * ROW_BYTES;
-    c.a_row[1] = (row0 + 8) * ROW_BYTES;
-    c.g = g;
-    c.t = t;
-    c.k_tiles = k_tiles;
-    c.in_flight = 0;
+    struct consumer c = {raw, bt_s, bar, {row0 * ROW_BYTES, (row0 + 8) * ROW_BYTES},
+                         g,   t,    k_tiles, 0};
 
     float acc[ACC_REGS], chunk[ACC_REGS];
 #pragma unroll
@@ -776,6 +692,34 @@ __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int
     *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
 }
 
+/* B split once, before the product: bt[n][k] big and bt[n_pad + n][k] small, rows of k_pad
+ * floats, k in the tile's K order (b_tile_row()), zeros outside K and N. A 32 x 32 block of B
+ * through shared memory, read along B's rows and written along bt's (no bank conflicts). */
+#define SPLIT_B_TILE 32
+__global__ void __launch_bounds__(SPLIT_B_TILE * 8)
+    split_b_transposed(int K, int N, const float *B, int ldb, int k_pad, int n_pad, unsigned *bt)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __shared__ float block[SPLIT_B_TILE][SPLIT_B_TILE + 1]; /* [k][n] */
+    const int n0 = (int)blockIdx.x * SPLIT_B_TILE, k0 = (int)blockIdx.y * SPLIT_B_TILE;
+    const int x = (int)threadIdx.x, y = (int)threadIdx.y;
+#pragma unroll
+    for (int r = y; r < SPLIT_B_TILE; r += 8)
+        block[r][x] = k0 + r < K && n0 + x < N ? B[(size_t)(k0 + r) * ldb + n0 + x] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int r = y; r < SPLIT_B_TILE; r += 8) { /* row n0 + r of bt, position k0 + x */
+        unsigned big, small;
+        split(block[b_tile_row(x / 4, x % 4)][r], &big, &small);
+        const size_t at = (size_t)(n0 + r) * k_pad + k0 + x;
+        bt[at] = big;
+        bt[(size_t)n_pad * k_pad + at] = small;
+    }
+#elif defined(__CUDA_ARCH__)
+    __trap(); /* as the product: launch() never gets here without the sm_90a image */
+#endif
+}
+
 /* Never launched. Its static shared memory tells the launcher which image the driver loaded:
  * PROBE_MARK_INTS ints where the sm_90a body (wgmma) was compiled, none elsewhere (an sm_90,
  * compute_90 or other image, where the kernel above is __trap()). */
@@ -795,19 +739,21 @@ __global__ void wgmma_image_probe(int *sink)
 typedef void (*tf32x3_kernel)(const CUtensorMap, const CUtensorMap, int, int, int, float,
                               const float *, int, const float *, int, float, float *, int, int,
                               float *);
-/* [TMA][whole tiles] */
-static const tf32x3_kernel kernels[2][2] = {
-    {sgemm_tf32x3_wgmma<0, SPLIT_STAGES_SLICED>, sgemm_tf32x3_wgmma<0, SPLIT_STAGES_WHOLE>},
-    {sgemm_tf32x3_wgmma<1, SPLIT_STAGES_SLICED>, sgemm_tf32x3_wgmma<1, SPLIT_STAGES_WHOLE>}};
+/* [FEED][whole tiles] */
+#define KERNEL_PAIR(feed) {sgemm_tf32x3_wgmma<feed, SPLIT_STAGES_SLICED>, \
+                           sgemm_tf32x3_wgmma<feed, SPLIT_STAGES_WHOLE>}
+static const tf32x3_kernel kernels[3][2] = {
+    KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA),
+    {NULL, sgemm_tf32x3_wgmma<FEED_SPLIT_B, SPLIT_STAGES_WHOLE>}}; /* split-b: whole tiles only */
 
-/* ---- Per device, once: the SM count, whether the loaded image has the wgmma body, the opt-in
- * to 225 KB of shared memory (above 48 KB; an attribute of the kernel in that device's context,
- * no stream work, so it may run while a stream captures). Per process, once: the driver's
- * cuTensorMapEncodeTiled (none: every call takes the cp.async path). Safe from concurrent host
- * threads. */
+/* ---- Per device, once (no stream work: it may run while a stream captures): the SM count,
+ * whether the loaded image has the wgmma body, the opt-in to 225 KB of shared memory. Per
+ * process, once: the driver's cuTensorMapEncodeTiled (none: FEED_COPY). Thread-safe. */
 #define MAX_DEVICES 64
 struct device_facts {
     int known, sms, wgmma;
+    cudaMemPool_t pool; /* split_b_first()'s memory; NULL until its first use */
+    int no_pool;        /* making it failed: no split-b on this device */
 };
 static struct device_facts device_facts[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -833,11 +779,12 @@ static cudaError_t ask_device(int device, struct device_facts *f)
     if (err == cudaSuccess)
         err = cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe);
     f->wgmma = (err == cudaSuccess) && probe.sharedSizeBytes >= PROBE_MARK_INTS * sizeof(int);
-    for (int i = 0; i < 4 && err == cudaSuccess && f->wgmma; ++i)
-        err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   i % 2 ? SMEM_BYTES(SPLIT_STAGES_WHOLE)
-                                         : SMEM_BYTES(SPLIT_STAGES_SLICED));
+    for (int i = 0; i < 6 && err == cudaSuccess && f->wgmma; ++i)
+        if (kernels[i / 2][i % 2] != NULL)
+            err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       i % 2 ? SMEM_BYTES(SPLIT_STAGES_WHOLE)
+                                             : SMEM_BYTES(SPLIT_STAGES_SLICED));
     return err;
 }
 
@@ -882,10 +829,7 @@ static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, i
  * 132 SMs), the most split_slices() plans for. The same size every time, so that it is made
  * once per stream. */
 #define WORK_TILES_PER_SM 4
-static size_t work_bytes(int sms)
-{
-    return (size_t)WORK_TILES_PER_SM * sms * BM * BN * sizeof(float);
-}
+#define WORK_BYTES(sms) ((size_t)WORK_TILES_PER_SM * (sms) * BM * BN * sizeof(float))
 
 /* K slices per tile, rung 15's cost model (in units of one block's K tile). 1: no split. */
 #define SPLIT_TILE_COST 1.3
@@ -910,6 +854,83 @@ static int split_slices(long long tiles, int K, int sms)
     return best;
 }
 
+/* B split before the product (FEED_SPLIT_B) where enough rows of tiles share it (each would
+ * split all of B again) and its copy is not too large (1 GiB: K x N = 2^27, 11585^2). */
+#define SPLIT_B_MIN_M     2048
+#define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
+
+/* Memory for split B from the rung's own pool on this device (made at its first use: it keeps
+ * what it is given back, and never makes one stream wait for another's memory), taken (bytes >
+ * 0) or given back (*bt) in stream order: nothing waits. In relaxed capture mode, so that a
+ * global-mode capture in another thread does not fail for it. */
+static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stream)
+{
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device); /* < MAX_DEVICES: get_device_facts() said so */
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (err != cudaSuccess || (err = cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
+        return err;
+    pthread_mutex_lock(&facts_lock);
+    cudaMemPool_t *pool = &device_facts[device].pool;
+    if (*pool == NULL && !device_facts[device].no_pool) {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        cuuint64_t keep = UINT64_MAX;
+        int no = 0;
+        if ((err = cudaMemPoolCreate(pool, &props)) == cudaSuccess &&
+            ((err = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep)) ||
+             (err = cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowInternalDependencies,
+                                            &no))))
+            (void)cudaMemPoolDestroy(*pool);
+        device_facts[device].no_pool = err != cudaSuccess;
+        *pool = err != cudaSuccess ? NULL : *pool;
+    }
+    const cudaMemPool_t use = *pool;
+    pthread_mutex_unlock(&facts_lock);
+    if (err == cudaSuccess)
+        err = !bytes ? cudaFreeAsync(*bt, stream)
+              : use  ? cudaMallocFromPoolAsync((void **)bt, bytes, use, stream)
+                     : cudaErrorNotSupported;
+    const cudaError_t back = cudaThreadExchangeStreamCaptureMode(&mode);
+    if (err == cudaSuccess && back != cudaSuccess && bytes) /* (never seen) */
+        (void)cudaFreeAsync(*bt, stream);
+    return err != cudaSuccess ? err : back;
+}
+
+/* B split once for the whole product, queued on the stream: *bt := B^T big (rows 0..n_pad - 1)
+ * and small (from row n_pad), rows of k_pad floats. *bt := NULL where the plan does not pay,
+ * the stream is capturing (a graph would own the memory) or there is no memory for it: then
+ * the producers split B. launch() gives the memory back after the product. */
+static cudaError_t split_b_first(int M, int N, int K, const float *B, int ldb, unsigned **bt,
+                                 int *k_pad, int *n_pad, cudaStream_t stream)
+{
+    *bt = NULL;
+    *k_pad = (K - 1) / BK * BK + BK;
+    *n_pad = (N - 1) / BN * BN + BN;
+    const size_t bytes = 2 * sizeof(unsigned) * (size_t)*k_pad * (size_t)*n_pad;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaSuccess;
+    if (M < SPLIT_B_MIN_M || bytes > SPLIT_B_MAX_BYTES ||
+        (err = cudaStreamIsCapturing(stream, &capture)) || capture != cudaStreamCaptureStatusNone)
+        return err;
+    if (split_b_memory(bytes, bt, stream) != cudaSuccess) {
+        *bt = NULL; /* no memory, or no pool on this device: the producers split B */
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
+    /* grid.y: k_pad / 32 <= 2^30 / (8 x 128 x 32) = 32768, within its 65535 */
+    const dim3 grid(*n_pad / SPLIT_B_TILE, *k_pad / SPLIT_B_TILE), block(SPLIT_B_TILE, 8);
+    split_b_transposed<<<grid, block, 0, stream>>>(K, N, B, ldb, *k_pad, *n_pad, *bt);
+    if ((err = cudaGetLastError()) != cudaSuccess) {
+        (void)split_b_memory(0, bt, stream);
+        *bt = NULL;
+    }
+    return err;
+}
+
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
@@ -928,8 +949,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     CUtensorMap map_a, map_b;
     memset(&map_a, 0, sizeof map_a);
     memset(&map_b, 0, sizeof map_b);
-    const int tma = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B) &&
-                    tensor_map(&map_b, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE);
+    const int tma_a = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B);
     /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
     int slices = split_slices(tiles, K, f.sms);
@@ -937,17 +957,32 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (slices > 1) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
          * then the whole tiles, which need none. */
-        err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work);
+        err = sgemm_stream_workspace(stream, WORK_BYTES(f.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
         slices = work ? slices : 1;
     }
     const int whole = slices == 1;
+    unsigned *bt = NULL;
+    int k_pad = 0, n_pad = 0;
+    if (whole && tma_a && (err = split_b_first(M, N, K, B, ldb, &bt, &k_pad, &n_pad, stream)))
+        return err;
+    int feed = FEED_COPY; /* (B^T's map cannot fail: rows of k_pad floats, from the pool) */
+    if (bt != NULL && tensor_map(&map_b, (const float *)bt, 2 * n_pad, k_pad, k_pad, BN, BK,
+                                 CU_TENSOR_MAP_SWIZZLE_128B))
+        feed = FEED_SPLIT_B;
+    else if (tma_a && tensor_map(&map_b, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE))
+        feed = FEED_TMA;
     const size_t smem = whole ? SMEM_BYTES(SPLIT_STAGES_WHOLE) : SMEM_BYTES(SPLIT_STAGES_SLICED);
-    kernels[tma][whole]<<<(unsigned)(tiles * slices), THREADS, smem, stream>>>(
+    kernels[feed][whole]<<<(unsigned)(tiles * slices), THREADS, smem, stream>>>(
         map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
-    if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
-        sgemm_trace(16, "whole", M, N, K, tiles, 1);
+    err = cudaGetLastError();
+    if (bt != NULL) { /* after the product in stream order, whatever happened to it */
+        const cudaError_t freed = split_b_memory(0, &bt, stream);
+        err = err != cudaSuccess ? err : freed;
+    }
+    if (err != cudaSuccess || slices == 1) {
+        sgemm_trace(16, feed == FEED_SPLIT_B ? "split-b" : "whole", M, N, K, tiles, 1);
         return err;
     }
     const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
@@ -960,5 +995,5 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 extern "C" const struct step step_16 = {
     16, "tf32x3_wgmma",
     "3xTF32 with wgmma and TMA: FP32 accuracy from TF32 warpgroup products (sm_90a)", 90, launch,
-    "whole split-k",
+    "whole split-b split-k",
 };

@@ -56,8 +56,9 @@ one_rung() {
     step13*) shapes="$shapes --mnk 14848,512,1024" ;;
     step14*) shapes="$shapes --mnk 14848,512,1024 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
     step15*) shapes="$shapes --mnk 200,300,1000" ;;
-    # Rung 16: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999).
-    step16*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
+    # Rung 16: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
+    # B split before the product (M >= 2048), its reads of B on rows of 301 floats.
+    step16*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
