@@ -120,7 +120,7 @@
  * bits 4-9, so every swizzled tile starts on a 1024-byte boundary):
  *   raw stage r (r < RAW_STAGES): A raw, 128 rows x 128 bytes, as TMA's 128-byte swizzle lays
  *     it out (16-byte chunk c of row m at chunk c ^ (m % 8)); then B raw, 32 rows x 512 bytes,
- *     plain row-major;
+ *     plain row-major (left unused by FEED_SPLIT_B);
  *   split stage p: B^T big, then B^T small: 128 rows n x 128 bytes (k), chunk c of row n at
  *     c ^ (n % 8), the K-major 128-byte swizzled layout the wgmma descriptor names. */
 #define ROW_BYTES         (BK * 4)        /* 128 */
