@@ -47,8 +47,8 @@
  *   same layout. A block takes one tile and exits: persistent blocks, whose later tiles start
  *   with the B^T stages full, measured 1.57x at 4096 (results/notes/step_16.md).
  *
- * The bound, in clocks per 128x128x32 tile on one SM (H100 SXM: dense TF32 ~495 TFLOP/s at
- *   1830 MHz over 132 SMs, 1024 multiply-adds a clock): tensor core 24 wgmma x 64 = 1536;
+ * The bound, computed (not counted), in clocks per 128x128x32 tile on one SM (H100 SXM: dense
+ *   TF32 ~495 TFLOP/s, 1830 MHz, 132 SMs: 1024 multiply-adds a clock): 24 wgmma x 64 = 1536;
  *   shared memory at 128 bytes a clock, wgmma reading B^T 96 KB, TMA writing 32 KB, the
  *   producer 48 KB and the consumers 16 KB: 192 KB = 1500 clocks (B split first: 160 KB, 1250).
  *
