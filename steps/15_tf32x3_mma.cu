@@ -109,21 +109,31 @@
 #define WN      (BN / WARPS_N)           /* 32 cols of C per warp */
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
-/* Padded rows, so that a warp's fragment loads hit 32 different banks: lane (g, t) = (lane / 4,
- * lane % 4) reads a_tile[g][t] (bank (bk + 4)g + t = 4g + t mod 32) and b_tile[t][g]
- * (136t + g = 8t + g mod 32). bk: the K tile's depth. (Derived from the addresses; the bank
- * conflicts were not counted with Nsight Compute.) */
-#define A_LD(bk)    ((bk) + 4)
-#define B_LD        (BN + 8)
+/* Layouts in which a warp's fragment loads hit 32 different banks (lane (g, t) = (lane / 4,
+ * lane % 4); bk: the K tile's depth; derived from the addresses, not counted with Nsight Compute):
+ * A: rows padded to bk + 16 floats. Lane (g, t) reads a_tile[g][4t..4t+3] with one LDS.128
+ *    (tile_products); a quarter warp (g = 0, 1; t = 0..3) covers banks 16g + 4t..4t+3: all 32.
+ * B: rows of BN floats, unpadded; element (k, n) is stored at column b_col(k, n), n with its
+ *    bits 3-4 XORed by bits 2-3 of k. Lane (g, t) reads rows 4t + c, c the same for the warp,
+ *    columns 8j + g: bank 8 (j ^ t) + g mod 32, all 32. The XOR moves groups of 8 floats, so a
+ *    16-byte copy lands whole. */
+#define A_LD(bk)    ((bk) + 16)
+#define B_LD        BN
 #define A_STAGE(bk) (BM * A_LD(bk)) /* a_tile[BM][A_LD]: A as stored, row-major */
 #define B_STAGE(bk) ((bk) * B_LD)   /* b_tile[bk][B_LD] */
-/* 139,264 bytes for BK_DEEP, 71,680 for BK_LOW */
+/* 147,456 bytes for BK_DEEP, 81,920 for BK_LOW */
 #define SMEM_BYTES(bk) (STAGES * (A_STAGE(bk) + B_STAGE(bk)) * (int)sizeof(float))
 /* Split-K: a slice is at least this many K tiles deep; sum_slices() blocks are 32 x SUM_ROWS. */
 #define SLICE_MIN_K_TILES 8
 #define SUM_ROWS          8
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+/* B's column for element (k, n) of a tile: the swizzle of the layout comment above. */
+static __device__ __forceinline__ int b_col(int k, int n)
+{
+    return n ^ (((k >> 2) & 3) << 3);
+}
 
 /* x as big + small, both as the 32-bit registers the mma reads (it ignores the low 13 bits):
  * big rounds to nearest by the carry of 0x1000; small = x - big as a float. */
@@ -185,59 +195,77 @@ static __device__ __forceinline__ void load_tile(float *a_tile, float *b_tile, c
         const int c4 = tid % (BN / 4), r0 = tid / (BN / 4), step = THREADS / (BN / 4);
         const int gc = n0 + 4 * c4, rows_left = K - k0 - r0, n_in = gc < N;
         const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + (n_in ? gc : 0);
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + 4 * c4);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile);
 #pragma unroll
         for (int i = 0; i < BK / step; ++i) { /* 8 (BK 64), 4 (BK 32) */
-            const int ok = n_in && i * step < rows_left;
-            cp_async_16(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
-                        ok);
+            const int ok = n_in && i * step < rows_left, row = r0 + i * step;
+            cp_async_16(dst + 4u * (unsigned)(row * B_LD + b_col(row, 4 * c4)),
+                        base + (ok ? i * step * ldb : 0), ok);
         }
     } else { /* 4-byte copies (BK 64): column c of K rows r0, r0 + 2, ..., r0 + 62 */
         const int c = tid % BN, r0 = tid / BN, step = THREADS / BN;
         const int gc = n0 + c, rows_left = K - k0 - r0, n_in = gc < N;
         const float *base = B + (size_t)min(k0 + r0, K - 1) * ldb + min(gc, N - 1);
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile + r0 * B_LD + c);
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(b_tile);
 #pragma unroll
         for (int i = 0; i < BK / step; ++i) { /* 32 (BK 64), 16 (BK 32) */
-            const int ok = n_in && i * step < rows_left;
-            cp_async_4(dst + 4u * (unsigned)(i * step * B_LD), base + (ok ? i * step * ldb : 0),
-                       ok ? 4 : 0);
+            const int ok = n_in && i * step < rows_left, row = r0 + i * step;
+            cp_async_4(dst + 4u * (unsigned)(row * B_LD + b_col(row, c)),
+                       base + (ok ? i * step * ldb : 0), ok ? 4 : 0);
         }
     }
 }
 
-/* One K tile's products into chunk: per k8 step, the warp's B fragments split once, then per
- * 16-row A fragment the three products into each of its four 16x8 chunks, small terms first
- * (they are the smallest, and a truncating sum loses least when it starts with them). */
+/* One K tile's products into chunk, two k8 steps at a time. The mma sums its eight k in one
+ * step, so which eight k a step takes, and in which slots, is free as long as A's and B's
+ * fragments agree. In this layout lane t takes k = 4t..4t+3 of the 16-deep pair: the first step
+ * 4t and 4t + 1 (as the mma's k = t and t + 4), the second 4t + 2 and 4t + 3. Then a lane's A
+ * elements of both steps are four consecutive floats of its row: one LDS.128 per row (rows g
+ * and g + 8) loads what took eight LDS.32 (k = t and t + 4 of two steps, two rows). B's
+ * fragment reads rows 4t + 2h and 4t + 2h + 1 of column g. Per pair, the warp's B fragments are
+ * split once (both steps), then per 16-row A fragment the three products into each of its four
+ * 16x8 chunks, small terms first (the smallest: a truncating sum loses least when it starts
+ * with them). */
 template <int BK>
 static __device__ __forceinline__ void tile_products(const float *a_tile, const float *b_tile,
-                                                     float chunk[MI][NI][4], int g, int t)
+                                                     int wn0, float chunk[MI][NI][4], int g,
+                                                     int t)
 {
 #pragma unroll
-    for (int ks = 0; ks < BK / 8; ++ks) {
-        /* Fragment layouts (PTX ISA, mma.m16n8k8 .tf32): lane (g, t) holds A rows g and g + 8,
-         * k = t and t + 4; B k = t and t + 4, column g. */
-        unsigned b_big[NI][2], b_small[NI][2];
+    for (int kp = 0; kp < BK / 16; ++kp) {
+        unsigned b_big[2][NI][2], b_small[2][NI][2]; /* [step of the pair][fragment][k slot] */
 #pragma unroll
-        for (int j = 0; j < NI; ++j) {
-            const float *p = b_tile + (ks * 8 + t) * B_LD + j * 8 + g;
-            split(p[0], &b_big[j][0], &b_small[j][0]);
-            split(p[4 * B_LD], &b_big[j][1], &b_small[j][1]);
-        }
-#pragma unroll
-        for (int i = 0; i < MI; ++i) {
-            unsigned a_big[4], a_small[4];
-            const float *p = a_tile + (i * 16 + g) * A_LD(BK) + ks * 8 + t;
-            split(p[0], &a_big[0], &a_small[0]);
-            split(p[8 * A_LD(BK)], &a_big[1], &a_small[1]);
-            split(p[4], &a_big[2], &a_small[2]);
-            split(p[8 * A_LD(BK) + 4], &a_big[3], &a_small[3]);
+        for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int j = 0; j < NI; ++j) {
-                mma_tf32(chunk[i][j], a_small, b_big[j]);
-                mma_tf32(chunk[i][j], a_big, b_small[j]);
-                mma_tf32(chunk[i][j], a_big, b_big[j]);
+                const int k = kp * 16 + 4 * t + 2 * h;
+                const float *p = b_tile + k * B_LD + b_col(k, wn0 + j * 8 + g);
+                split(p[0], &b_big[h][j][0], &b_small[h][j][0]);
+                split(p[B_LD], &b_big[h][j][1], &b_small[h][j][1]); /* k + 1: same swizzle */
             }
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+            const float *p = a_tile + (i * 16 + g) * A_LD(BK) + kp * 16 + 4 * t;
+            const float4 row_g = *(const float4 *)p, row_g8 = *(const float4 *)(p + 8 * A_LD(BK));
+            /* Fragment layout (PTX ISA, mma.m16n8k8 .tf32): a0 = (g, k slot t), a1 = (g + 8, t),
+             * a2 = (g, t + 4), a3 = (g + 8, t + 4). */
+            unsigned a_big[2][4], a_small[2][4];
+            split(row_g.x, &a_big[0][0], &a_small[0][0]);
+            split(row_g8.x, &a_big[0][1], &a_small[0][1]);
+            split(row_g.y, &a_big[0][2], &a_small[0][2]);
+            split(row_g8.y, &a_big[0][3], &a_small[0][3]);
+            split(row_g.z, &a_big[1][0], &a_small[1][0]);
+            split(row_g8.z, &a_big[1][1], &a_small[1][1]);
+            split(row_g.w, &a_big[1][2], &a_small[1][2]);
+            split(row_g8.w, &a_big[1][3], &a_small[1][3]);
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int j = 0; j < NI; ++j) {
+                    mma_tf32(chunk[i][j], a_small[h], b_big[h][j]);
+                    mma_tf32(chunk[i][j], a_big[h], b_small[h][j]);
+                    mma_tf32(chunk[i][j], a_big[h], b_big[h][j]);
+                }
         }
     }
 }
@@ -318,7 +346,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 for (int r = 0; r < 4; ++r)
                     chunk[i][j][r] = 0.0f;
         tile_products<BK>(a_tiles + stage * A_STAGE(BK) + wm * WM * A_LD(BK),
-                      b_tiles + stage * B_STAGE(BK) + wn * WN, chunk, g, t);
+                          b_tiles + stage * B_STAGE(BK), wn * WN, chunk, g, t);
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
