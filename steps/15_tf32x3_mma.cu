@@ -54,16 +54,26 @@
  *
  * The other traps
  *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
- *   (K x N in shared memory, K-major in the mma) are read with plain LDS from rows padded for
- *   conflict-free access, and A's the same way (ldmatrix without .trans could serve A: not
- *   tried here). The small part of an x below
- *   ~2^-115 is subnormal and may be lost: an error below 2^-126 |b| per term, far under u of
- *   any sum that is not itself that tiny.
+ *   (K x N in shared memory, K-major in the mma) are read with plain LDS, and A's with LDS.128
+ *   (next section). The small part of an x below ~2^-115 is subnormal and may be lost: an
+ *   error below 2^-126 |b| per term, far under u of any sum that is not itself that tiny.
+ *
+ * Fragments in a k order of our choosing
+ *   An mma sums its eight k at once, so which k of the K tile a lane's fragment slots hold is
+ *   free, as long as A's and B's agree. The PTX layout gives lane (g, t) = (lane / 4, lane % 4)
+ *   slots k = t and t + 4; taken literally, a lane's A elements of a step lie four floats apart
+ *   and cost four LDS.32 per 16-row fragment. Here two k8 steps share 16 k, and lane t holds
+ *   k = 4t..4t+3 of them: the first step 4t and 4t + 1, the second 4t + 2 and 4t + 3. Then one
+ *   LDS.128 per row brings a lane's A elements of both steps: a K tile's A reads drop from 16
+ *   LDS.32 a step to 4 LDS.128, a K tile from 1131 instructions to 1061 (SASS, sm_90, 384
+ *   HMMA either way). B follows the same k: lane t reads rows 4t + 2h and 4t + 2h + 1, which
+ *   in rows of 128 floats would all fall in one bank; the rows are XOR-swizzled instead of
+ *   padded (the layout comment at the tile constants). A's rows are padded by 16 floats.
  *
  * The tile, and filling the SMs
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
- *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (136
- *   KB; 32 deep, 70 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
+ *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (144
+ *   KB; 32 deep, 80 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
  *   chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over 32-deep tiles
  *   in three stages (there the scheduler found no eligible warp 63% of the time and the
  *   tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment it reads
@@ -76,16 +86,19 @@
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
  *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (with cvt.rna: nine
- *   instructions an element) and the FADDs take issue slots beside the mma: near 1.0x.
+ *   instructions an element) and the FADDs take issue slots beside the mma: near 1.0x. For
+ *   the k order above: 6% fewer instructions in the loop, +5%.
  *
- * Measured (H100, 2026-11-25, ratio to cuBLAS SGEMM in the same process): 1.144 / 1.207 /
- *   1.222 / 1.249 at 1024 / 2048 / 4096 / 8192, 39-66 TFLOP/s; error against FP64 1.18-1.78 u
- *   where cuBLAS has 4.6-6.7 u (rms 4.6-5.0e-7 against 0.6-1.6e-6); 1536: 1.022 (144 tiles on
- *   132 SMs, split 3 ways). With 32-deep tiles: 1.15-1.20x at 1024-8192; every 256 from 1024
- *   to 8192 1.02-1.33x but 1536 (0.860 before the split by rounds); the shape set 1.10-1.34
- *   wherever K >= 1024 (0.90 at 4096x4096x128); exponents spread over 2^-30..2^30 15.9 u
- *   (cuBLAS 31.2 u). TF32 alone (big x big only): 2.245x and 475.7 u. 202-203 registers
- *   (sm_90), 0 spills.
+ * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.230 / 1.282 /
+ *   1.337 / 1.297 at 1024 / 2048 / 4096 / 8192 (8192 with a 15% spread; 1.347-1.350 in two
+ *   other runs), 42-68 TFLOP/s; error against FP64 1.21-1.83 u where cuBLAS has 4.9-6.2 u (rms
+ *   4.6-5.0e-7 against 0.6-1.6e-6); exponents spread over 2^-30..2^30 11.7 u (cuBLAS 23.0 u);
+ *   4096x4096x65536 0.83 u (cuBLAS 5.96 u). The k order: +7% at 2048-8192 beside the build
+ *   before it (4096 1.218-1.222 -> 1.313-1.315). Every 256 from 1024 to 8192 1.08-1.47x; the
+ *   shape set 1.11-1.49x wherever K >= 1024 (0.94 at 4096x4096x128). TF32 alone (big x big
+ *   only): 2.245x and 475.7 u. The HMMAs alone (this loop without loads or splits: wrong sums)
+ *   run 1.46-1.49x at 4096 and 1.50-1.53x at 8192: the loads and splits cost ~12%. 219-229
+ *   registers (sm_90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
