@@ -96,9 +96,9 @@
  *   4096x4096x65536 0.83 u (cuBLAS 5.96 u). The k order: +7% at 2048-8192 beside the build
  *   before it (4096 1.218-1.222 -> 1.313-1.315). Every 256 from 1024 to 8192 1.08-1.47x; the
  *   shape set 1.11-1.49x wherever K >= 1024 (0.94 at 4096x4096x128). TF32 alone (big x big
- *   only): 2.245x and 475.7 u. The HMMAs alone (this loop without loads or splits: wrong sums)
- *   run 1.46-1.49x at 4096 and 1.50-1.53x at 8192: the loads and splits cost ~12%. 219-229
- *   registers (sm_90), 0 spills.
+ *   only; the build before the k order): 2.245x, 475.7 u. The HMMAs alone (this loop without
+ *   loads or splits: wrong sums) run 1.46-1.49x at 4096 and 1.50-1.53x at 8192: the loads and
+ *   splits cost ~12%. 219-229 registers (sm_90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
