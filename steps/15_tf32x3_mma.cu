@@ -37,8 +37,8 @@
  *   done once per K tile instead of once per k8 step: the three products of the eight k8 steps
  *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
  *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
- *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.34 u at
- *   4096 (cuBLAS 6.66 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's
+ *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.37 u at
+ *   4096 (cuBLAS 5.62 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's
  *   way (FADD per k8 step, the small terms in a second tensor-core accumulator): 2.1 u, and
  *   eight times the FADDs.
  *
