@@ -34,8 +34,9 @@
  *   block copies 1024 floats per 32768 FMAs, 32 per float (rung 03: 16).
  *
  * Why these parameters
- *   TM = 16, not the 8 of Simon Boehm's SGEMM_CUDA: per FFMA, A costs half a clock whatever TM is and B
- *   costs 1/TM, so TM = 16 costs 0.56 clocks where 8 costs 0.63, and 16 accumulators are cheap.
+ *   TM = 16, not the 8 of Simon Boehm's SGEMM_CUDA: per FFMA, A costs half a clock whatever TM
+ *   is and B costs 1/TM, so TM = 16 costs 0.56 clocks where 8 costs 0.63, and 16 accumulators
+ *   are cheap.
  *   BM = BN = 64 with TM = 16 makes 256 threads, which ptxas fits in 64 registers: 4 blocks
  *   (32 warps) share an SM, so while some wait at a barrier for their copies others compute.
  *   A 128 x 64 tile (512 threads) took 82 registers and left one block per SM.  BK = 8 makes a
