@@ -60,7 +60,10 @@
  * Measured (H100, 2026-11-25, `make step=11 run`, ratio to cuBLAS in the same process): 0.349 /
  * 0.957 / 0.947 / 0.953 at 1024 / 2048 / 4096 / 8192; rung 10 in the same run 0.958 / 0.958 /
  * 0.950 at 2048-8192: level, not ahead. The prediction missed by the order of the FFMAs (rung
- * 12, +7%) and, at 1024, by 32 tiles for 132 SMs (rung 13). results/notes/step_11.md has more.
+ * 12, +7%) and, at 1024, by 32 tiles for 132 SMs (rung 13). Column by column instead (fewer
+ * register-bank stalls: 48 FFMAs a tile with two reads in one bank, not 85) is level too: the
+ * warps wait for their fragments instead (H100, 2026-11-26: 0.949-0.951 at 4096, rung 10
+ * 0.950-0.952). results/notes/step_11.md has more.
  * Resources (ptxas, sm_90): 225 registers, 37,248 bytes of shared memory, 0 spills.
  */
 #include <stdint.h>
