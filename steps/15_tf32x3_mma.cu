@@ -18,14 +18,15 @@
  *   where FFMA's is exact, but the errors take both signs and largely cancel in a sum: the
  *   measured error of the whole product is below cuBLAS SGEMM's (see Measured).
  *
- * The split costs three integer and float instructions per element
+ * The split costs three instructions per element, two on sm_90
  *   The tensor core reads the top 19 bits of each 32-bit operand (sign, exponent, 10 fraction
  *   bits) and ignores the rest. Adding 0x1000, half of the last kept bit, to the float's bits
  *   before it is cut off rounds to nearest (ties away from zero, as cvt.rna.tf32.f32 does);
  *   the carry may run into the exponent, which is right. So big = bits + 0x1000, and
  *   small = x - (big & 0xffffe000), one IADD, one LOP3 and one FADD. With cvt.rna.tf32.f32
  *   (four instructions on sm_90) for both parts the split takes nine: the cheaper one measured
- *   +16% at 4096 (results/notes/step_15.md).
+ *   +16% at 4096 (results/notes/step_15.md). sm_90 adds cvt.rn.tf32.f32 (ties to even), one
+ *   instruction (SASS F2FP.TF32): there big = cvt.rn(x) and small = x - big, two in all.
  *
  * Where the products are summed: tensor cores truncate
  *   An mma adds its products to the accumulator C it is given, but the tensor core aligns the
@@ -87,22 +88,25 @@
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
  *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (with cvt.rna: nine
  *   instructions an element) and the FADDs take issue slots beside the mma: near 1.0x. For
- *   the k order above: 6% fewer instructions in the loop, +5%.
+ *   the k order above: 6% fewer instructions in the loop, +5%. For cvt.rn on sm_90: a K
+ *   tile's loop 14% shorter (1340 -> 1148 SASS instructions, 192 F2FP for 384 IADD and LOP3),
+ *   +4-7% (a split by truncation, also one instruction fewer an element, measured +5%).
  *
- * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.230 / 1.282 /
- *   1.337 / 1.297 at 1024 / 2048 / 4096 / 8192 (8192 with a 15% spread; 1.347-1.350 in two
- *   other runs), 42-68 TFLOP/s; error against FP64 1.21-1.83 u where cuBLAS has 4.9-6.2 u (rms
- *   4.6-5.0e-7 against 0.6-1.6e-6); exponents spread over 2^-30..2^30 11.7 u (cuBLAS 23.0 u);
- *   4096x4096x65536 0.83 u (cuBLAS 5.96 u). The k order: +7% at 2048-8192 beside the build
- *   before it (4096 1.218-1.222 -> 1.313-1.315). Every 256 from 1024 to 8192 1.08-1.47x; the
- *   shape set 1.11-1.49x wherever K >= 1024 (0.94 at 4096x4096x128). TF32 alone (big x big
- *   only; the build before the k order): 2.245x, 475.7 u. The HMMAs alone (this loop without
- *   loads or splits: wrong sums) run 1.46-1.49x at 4096 and 1.50-1.53x at 8192: the loads and
- *   splits cost ~12%. They in turn run near the ceiling of their operands: mma.sync TF32 on
- *   this H100 runs 325 TFLOP/s when every mma reads the same registers (all marked .reuse) and
- *   255 with this rung's pattern, 4 A x 4 B fragments big and small (a stand-alone kernel, 8
- *   or 16 warps an SM alike): three products a step then cap the rung at ~85 TFLOP/s, ~1.65x,
- *   not 2.08x. 219-229 registers (sm_90), 0 spills.
+ * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.257 / 1.337 /
+ *   1.415 / 1.388 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 with 10-11% spreads), 43-73
+ *   TFLOP/s; error against FP64 1.11-1.82 u where cuBLAS has 4.9-6.7 u (rms 4.6-5.0e-7 against
+ *   0.6-1.6e-6); exponents spread over 2^-30..2^30 11.5 u (cuBLAS 22.2 u); 4096x4096x65536
+ *   0.94 u (cuBLAS 5.74 u). Each step beside the build before it: the k order +7% at
+ *   2048-8192 (4096 1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 -> 1.381-1.389,
+ *   8192 1.347 -> 1.421-1.428). Every 256 from 1024 to 8192 1.11-1.55x (1.39 at 4096, 1.44 at
+ *   8192); the shape set 1.17-1.57x wherever K >= 1024 (0.95 at 4096x4096x128). TF32 alone
+ *   (big x big only; the build before the k order): 2.245x, 475.7 u. The HMMAs alone (this
+ *   loop without loads or splits: wrong sums) run 1.46-1.49x at 4096 and 1.50-1.53x at 8192:
+ *   the loads and splits now cost ~6%. The HMMAs in turn run near the ceiling of their
+ *   operands: mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma reads the same
+ *   registers (all marked .reuse) and 255 with this rung's pattern, 4 A x 4 B fragments big
+ *   and small (a stand-alone kernel, 8 or 16 warps an SM alike): three products a step then
+ *   cap the rung at ~85 TFLOP/s, ~1.65x, not 2.08x. 215-229 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -154,13 +158,21 @@ static __device__ __forceinline__ int b_col(int k, int n)
     return n ^ (((k >> 2) & 3) << 3);
 }
 
-/* x as big + small, both as the 32-bit registers the mma reads (it ignores the low 13 bits):
- * big rounds to nearest by the carry of 0x1000; small = x - big as a float. */
+/* x as big + small, both as the 32-bit registers the mma reads (it ignores the low 13 bits);
+ * small = x - big as a float. sm_90 rounds big in one instruction (cvt.rn.tf32.f32: SASS
+ * F2FP.TF32), sm_80-89 by the carry of 0x1000 (two: IADD, LOP3). */
 static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
 {
+#if __CUDA_ARCH__ >= 900
+    unsigned b;
+    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(b) : "f"(x));
+    *big = b;
+    *small = __float_as_uint(x - __uint_as_float(b));
+#else
     const unsigned b = __float_as_uint(x) + 0x1000u;
     *big = b;
     *small = __float_as_uint(x - __uint_as_float(b & 0xffffe000u));
+#endif
 }
 
 /* d = a b + c for one 16x8x8 fragment: a 16x8 of A (4 registers a lane), b 8x8 of B (2). */

@@ -16,8 +16,7 @@
  *   splits, the other's wgmma keep the tensor core busy.
  *   The arithmetic is rung 15's (x = big + small, three products a k8 step into a tensor-core
  *   sum `chunk` that joins the FP32 sum with an FADD every 64 of K, a sequential FP32 loop for
- *   sums that are not finite, split-K), with small rounded to TF32 too (rung 15 lets the tensor
- *   core cut it: up to 8 u a product).
+ *   sums not finite, split-K), small rounded to TF32 too (rung 15's is cut: up to 8 u a product).
  *
  * B, split and transposed once, before the product
  *   TF32 wgmma reads B only K-major (the transpose flag exists for 16-bit types only), and the
@@ -65,9 +64,11 @@
  *   -> 2.19x, 4096 2.16 -> 2.52-2.54x, 8192 2.23-2.31 -> 2.43-2.50x, 2048 x 4096 x 11008 2.10 ->
  *   2.49-2.53x, 4096 x 4095 x 4096 (rows of B not TMA's) 1.30 -> 2.53x. On an H100 it lost from
  *   6144 up until the tiles went in bands (8192: 2.24x before, 1.88x, banded 2.66-2.68x).
- *   Final (tables.txt): 1.80x / 2.11x / 2.58x / 2.51x at 1024 / 2048 / 4096 / 8192, 1.1-1.7 u
- *   (cuBLAS 4.4-5.8 u); sweep 1.62-2.92x from 1024 (2.55x at 4096, 2.68x at 8192); shape set
- *   1.70-2.46x where K >= 1024, 1.26-1.42x with A not TMA's (odd, padded), 1.12x at K = 128.
+ *   Small rounded by cvt.rn, not cvt.rna (1 instruction, not 4): +0-1% with B split first,
+ *   where the producer splits (H200) 1280 1.96 -> 2.31x, 512x4096x4096 1.87 -> 2.52x, K = 65536
+ *   2.0 -> 2.5x. Final (tables.txt): 1.86x / 2.11x / 2.59x / 2.50x at 1024 / 2048 / 4096 / 8192,
+ *   1.2-1.8 u (cuBLAS 4.4-6.5 u); sweep 1.69-2.92x from 1024 (2.48x at 4096, 2.74x at 8192);
+ *   shape set 1.74-2.49x where K >= 1024, 1.28-1.44x with A not TMA's, 1.13x at K = 128.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Where the
  *   kernel's body was not compiled (sm_90 or PTX), it is __trap(), and the launcher, which asks
@@ -156,14 +157,13 @@ static_assert(SMEM_BYTES(SPLIT_STAGES_WHOLE) <= 227 * 1024, "an H100 block holds
 /* x as big + small, both rounded to TF32. big: the top 19 bits after adding half of the last
  * kept bit (two integer instructions). small = x - big is exact but has up to 13 significant
  * bits; the tensor core would cut it to 11 (up to 8 u a product; 10 u measured at K = 2), so it
- * is rounded by cvt.rna.tf32.f32, which keeps a NaN a NaN (0x7fffffff + 0x1000 would carry into
- * the sign) in three instructions (FSETP, predicated IADD, LOP3). For big, whose NaN only has
- * to stay a NaN through small, the integer rounding is faster (cvt for both: 6% slower). */
+ * is rounded by cvt.rn.tf32.f32 (SASS F2FP.TF32, one instruction; cvt.rna: four). A NaN's big
+ * may carry into the sign; its small stays NaN. cvt.rn for big too: 12-28 bytes spilled. */
 static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
 {
     const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
     unsigned s;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s) : "f"(x - __uint_as_float(b)));
+    asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(s) : "f"(x - __uint_as_float(b)));
     *big = b;
     *small = s;
 }
