@@ -46,12 +46,13 @@
  * Inf, NaN and the tail of the float range
  *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
  *   the cross terms turn an Inf that SGEMM returns into NaN. A finite x within 2^-12 of
- *   FLT_MAX rounds up to an Inf big part (and a NaN whose payload carries into the sign bit
- *   becomes a -0 big part, its small part NaN). Both leave a non-finite element in acc, and so does
- *   every input that makes SGEMM's answer Inf or NaN. So the epilogue recomputes any element
- *   whose sum is not finite with a sequential FP32 loop over its row of A and column of B:
- *   exactly the answer of the simplest SGEMM, at no cost when C is finite (when all of C is
- *   Inf or NaN, a K-long loop per element as in rung 1: not timed).
+ *   FLT_MAX rounds up to an Inf big part (and, by the carry of 0x1000, a NaN whose payload
+ *   carries into the sign bit becomes a -0 big part, its small part NaN). Both leave a
+ *   non-finite element in acc, and so does every input that makes SGEMM's answer Inf or NaN.
+ *   So the epilogue recomputes any element whose sum is not finite with a sequential FP32
+ *   loop over its row of A and column of B: exactly the answer of the simplest SGEMM, at no
+ *   cost when C is finite (when all of C is Inf or NaN, a K-long loop per element as in rung
+ *   1: not timed).
  *
  * The other traps
  *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
