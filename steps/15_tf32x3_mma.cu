@@ -131,6 +131,7 @@
 #define WN      (BN / WARPS_N)           /* 32 cols of C per warp */
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
+static_assert(MI * NI * 4 <= 64, "the epilogue marks a warp tile's sums in one 64-bit mask");
 /* Layouts in which a warp's fragment loads hit 32 different banks (lane (g, t) = (lane / 4,
  * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100, 2026-11-26): 0
  * bank conflicts on shared loads and stores, 100.7 M load wavefronts for 51.9 M loads, the ideal
@@ -405,7 +406,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     /* The epilogue. Lane (g, t) holds, of each 16x8 fragment, (g, 2t), (g, 2t + 1),
      * (g + 8, 2t), (g + 8, 2t + 1). A sum that is not finite is not written here but marked
-     * in `redo` (bit 16i + 4j + r), and recomputed below. */
+     * in `redo` (bit 4 (NI i + j) + r), and recomputed below. */
     unsigned long long redo = 0;
 #pragma unroll
     for (int i = 0; i < MI; ++i)
@@ -418,7 +419,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 if (row < M && col < N) {
                     const float v = acc[i][j][r];
                     if (!isfinite(v)) {
-                        redo |= 1ull << (16 * i + 4 * j + r);
+                        redo |= 1ull << (4 * (NI * i + j) + r);
                     } else {
                         float *c = C + (size_t)row * ldc + col;
                         *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
@@ -430,7 +431,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int e = 0; redo != 0 && e < MI * NI * 4; ++e) {
         if (!((redo >> e) & 1))
             continue;
-        const int i = e / 16, j = (e / 4) % 4, r = e % 4;
+        const int i = e / (4 * NI), j = (e / 4) % NI, r = e % 4;
         const int row = m0 + wm * WM + i * 16 + g + (r >= 2 ? 8 : 0);
         const int col = n0 + wn * WN + j * 8 + 2 * t + (r & 1);
         const float v = sequential_dot(A, lda, B, ldb, K, row, col);
