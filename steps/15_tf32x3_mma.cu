@@ -80,11 +80,16 @@
  *   in three stages (there the scheduler found no eligible warp 63% of the time and the
  *   tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment it reads
  *   as it loads it from shared memory (splitting each element once per block into a split
- *   copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles). One
- *   block per SM, so where the tiles leave SMs idle or a last round half empty (fewer than
- *   two rounds), K is split as in rung 13, by a cost in whole rounds of K tiles; the slices'
- *   partial tiles go to a workspace and a second kernel sums them in slice order (and
- *   recomputes a sum that is not finite, as above).
+ *   copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles).
+ *
+ * Filling the SMs, as rung 13 does: one block per SM, so where the tiles leave SMs idle or a
+ *   last round half empty (fewer than two rounds), K is split by a cost in whole rounds of K
+ *   tiles (a second kernel sums the slices in slice order). Where they fill some rounds and
+ *   part of one more (4096: 1024 tiles, 7.76 rounds of 132 SMs, the last 76% busy), stream-K:
+ *   the whole rounds but one run as whole tiles, and the rest's K tiles are shared out evenly,
+ *   one share per SM (a cooperative launch); a tile shared by two blocks is summed k in order,
+ *   the second block going on from the first's raw sums, so C has a whole tile's floats. A
+ *   share is straight code, three pieces at most: around a loop, every K tile ran 17% slower.
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
  *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (with cvt.rna: nine
@@ -92,22 +97,26 @@
  *   the k order above: 6% fewer instructions in the loop, +5%. For cvt.rn on sm_90: a K
  *   tile's loop 14% shorter (1340 -> 1148 SASS instructions, 192 F2FP for 384 IADD and LOP3),
  *   +4-7% (a split by truncation, also one instruction fewer an element, measured +5%).
+ *   For stream-K (its cost model, split_slices() and stream_k_cost()): 4096 +2.3%, 8192
+ *   +3.0%, 3072 +11%, 2048x11008x4096 +4.7%; 2048 (1.94 rounds) whole tiles as before.
  *
- * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.257 / 1.337 /
- *   1.415 / 1.388 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 with 10-11% spreads), 43-73
- *   TFLOP/s; error against FP64 1.11-1.82 u where cuBLAS has 4.9-6.7 u (rms 4.6-5.0e-7 against
- *   0.6-1.6e-6); exponents spread over 2^-30..2^30 11.5 u (cuBLAS 22.2 u); 4096x4096x65536
- *   0.94 u (cuBLAS 5.74 u). Each step beside the build before it: the k order +7% at
- *   2048-8192 (4096 1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 -> 1.381-1.389,
- *   8192 1.347 -> 1.421-1.428). Every 256 from 1024 to 8192 1.11-1.55x (1.39 at 4096, 1.44 at
- *   8192); the shape set 1.17-1.57x wherever K >= 1024 (0.95 at 4096x4096x128). TF32 alone
- *   (big x big only; the build before the k order): 2.245x, 475.7 u. The HMMAs alone (this
- *   loop without loads or splits: wrong sums) run 1.46-1.49x at 4096 and 1.50-1.53x at 8192:
- *   the loads and splits now cost ~6%. The HMMAs in turn run near the ceiling of their
- *   operands: mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma reads the same
- *   registers (all marked .reuse) and 255 with this rung's pattern, 4 A x 4 B fragments big
- *   and small (a stand-alone kernel, 8 or 16 warps an SM alike): three products a step then
- *   cap the rung at ~85 TFLOP/s, ~1.65x, not 2.08x. 215-229 registers (sm_80-90), 0 spills.
+ * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.256 / 1.363 /
+ *   1.468 / 1.416 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 with 11-15% spreads), 43-75
+ *   TFLOP/s; error against FP64 1.26-1.80 u where cuBLAS has 4.5-6.5 u (rms 4.6-5.0e-7 against
+ *   0.6-1.6e-6); exponents spread over 2^-30..2^30 12.2 u (cuBLAS 23.8 u); 4096x4096x65536
+ *   0.79 u (cuBLAS 5.69 u). Each step beside the build before it: the k order +7% (4096
+ *   1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 -> 1.381-1.389); stream-K, in
+ *   ms, 4096 1.870-1.872 -> 1.827-1.830 (+2.3%), 8192 14.640 -> 14.220-14.225 (+2.9%), 3072
+ *   +12%, 5120 +6%, 2048x11008x4096 +5%, 1536 +52% (the model: +2.3, +3.0, +11, +6.4, +4.7,
+ *   +37%). Every 256 from 1024 to 8192 1.25-1.71x (1.43 at 4096, 1.48 at 8192); the shape set
+ *   1.16-1.58x wherever K >= 1024 (0.96 at 4096x4096x128). TF32 alone (big x big only; the
+ *   build before the k order): 2.245x, 475.7 u. The HMMAs alone (whole tiles without loads or
+ *   splits: wrong sums) ran 1.46-1.49x at 4096 and 1.50-1.53x at 8192. They run near the
+ *   ceiling of their operands: mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma
+ *   reads the same registers (all .reuse) and 255 with this rung's pattern, 4 A x 4 B
+ *   fragments big and small (a stand-alone kernel): three products a step then cap the rung
+ *   at ~85 TFLOP/s, ~1.65x, not 2.08x. On an H200 (same code): 1.46 at 4096, 1.49-1.50 at
+ *   8192. 215-249 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -151,6 +160,13 @@ static_assert(MI * NI * 4 <= 64, "the epilogue marks a warp tile's sums in one 6
 /* Split-K: a slice is at least this many K tiles deep; sum_slices() blocks are 32 x SUM_ROWS. */
 #define SLICE_MIN_K_TILES 8
 #define SUM_ROWS          8
+
+struct stream_k {     /* the stream-K schedule ("Stream-K" below) */
+    int dp_tiles;     /* tiles [0, dp_tiles): whole, by sgemm_tf32x3 */
+    int sk_tiles;     /* the tiles after them, their K tiles shared out evenly over the blocks */
+    float4 *partials; /* one slot of BM * BN floats per block */
+    unsigned *flags;  /* flags[w] != 0: slot w holds block w's start of a tile, for block w + 1 */
+};
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 
@@ -303,59 +319,86 @@ static __device__ __forceinline__ void tile_products(const float *a_tile, const 
     }
 }
 
-#endif
-
-/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
- * (its Inf or NaN, or a finite value where only the big parts overflowed). */
-static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
-                                       int row, int col)
+/* Raw sums to / from a stream-K slot: thread tid's float4 q at q * THREADS + tid (a warp: 512
+ * contiguous bytes). .cg: L2 only, where another SM's stores are (its L1 may hold stale lines). */
+static __device__ __forceinline__ void store_partial(float4 *slot, float acc[MI][NI][4])
 {
-    float v = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < K; ++k)
-        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
-    return v;
-}
-
-/* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
- * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
- * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. */
-template <int BK, int VA, int VB>
-__global__ void __launch_bounds__(THREADS, 1)
-    sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
-                 int ldb, float beta, float *C, int ldc, int slices, float *work)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    extern __shared__ __align__(16) float smem[];
-    float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE(BK);
-    const int tiles_n = (N - 1) / BN + 1;
-    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
-    const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-    const int g = lane / 4, t = lane % 4;
-
-    float acc[MI][NI][4];
+    float4 *mine = slot + threadIdx.x;
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
+            __stcg(&mine[(NI * i + j) * THREADS],
+                   make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
+}
+static __device__ __forceinline__ void load_partial(const float4 *slot, float acc[MI][NI][4])
+{
+    const float4 *mine = slot + threadIdx.x;
 #pragma unroll
-            for (int r = 0; r < 4; ++r)
-                acc[i][j][r] = 0.0f;
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            const float4 v = __ldcg(&mine[(NI * i + j) * THREADS]);
+            acc[i][j][0] = v.x;
+            acc[i][j][1] = v.y;
+            acc[i][j][2] = v.z;
+            acc[i][j][3] = v.w;
+        }
+}
 
-    /* This block's K tiles: [kt0, kt0 + k_tiles), the slices as even as whole tiles allow. */
-    const int all_k_tiles = (K - 1) / BK + 1;
-    const int kt0 = (int)((long long)slice * all_k_tiles / slices);
-    const int k_tiles = (int)((long long)(slice + 1) * all_k_tiles / slices) - kt0;
+/* Raise a flag once every thread's stores before the call are visible to the whole GPU (fence,
+ * barrier, then a release by one thread); wait for one (an acquire by one thread, then a
+ * barrier). The waiter clears the flag, so the next launch finds the workspace clean. */
+static __device__ __forceinline__ void raise_flag(unsigned *flag)
+{
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
+}
+static __device__ __forceinline__ void wait_flag(unsigned *flag)
+{
+    if (threadIdx.x == 0) {
+        unsigned up = 0;
+        for (;;) {
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
+            if (up)
+                break;
+            __nanosleep(256);
+        }
+        *(volatile unsigned *)flag = 0u;
+    }
+    __syncthreads();
+}
+
+/* K tiles [j0, j1) of the C tile at (m0, n0) added into acc, one K tile at a time in k order,
+ * through STAGES shared-memory stages. init (a stream-K piece that continues another block's
+ * tile): acc starts from the raw sums that block left there, once its flag is up; the adds that
+ * follow are those a whole tile makes, so the floats are a whole tile's. */
+template <int BK, int VA, int VB>
+static __device__ __forceinline__ void k_range(float *smem, const float *A, int lda,
+                                               const float *B, int ldb, int M, int N, int K,
+                                               int m0, int n0, int j0, int j1,
+                                               float acc[MI][NI][4], const float4 *init,
+                                               unsigned *init_flag)
+{
+    float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE(BK);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const int g = lane / 4, t = lane % 4;
+    const int k_tiles = j1 - j0;
     /* STAGES - 1 tiles in flight before the loop, one commit group each (empty past the
-     * slice). */
+     * range). */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < k_tiles)
             load_tile<BK, VA, VB>(a_tiles + s * A_STAGE(BK), b_tiles + s * B_STAGE(BK), A, lda,
-                                  B, ldb, M, N, K, m0, n0, (kt0 + s) * BK);
+                                  B, ldb, M, N, K, m0, n0, (j0 + s) * BK);
         cp_async_commit();
+    }
+    if (init) { /* the copies above are on their way meanwhile */
+        wait_flag(init_flag);
+        load_partial(init, acc);
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
         const int stage = kt % STAGES;
@@ -367,7 +410,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (next < k_tiles)
                 load_tile<BK, VA, VB>(a_tiles + (next % STAGES) * A_STAGE(BK),
                                       b_tiles + (next % STAGES) * B_STAGE(BK), A, lda, B, ldb,
-                                      M, N, K, m0, n0, (kt0 + next) * BK);
+                                      M, N, K, m0, n0, (j0 + next) * BK);
             cp_async_commit();
         }
         float chunk[MI][NI][4];
@@ -388,25 +431,35 @@ __global__ void __launch_bounds__(THREADS, 1)
                 for (int r = 0; r < 4; ++r)
                     acc[i][j][r] += chunk[i][j][r]; /* rounded to nearest, outside the TC */
     }
-    cp_async_wait_all(); /* only empty groups are left; none may outlive the block */
+    cp_async_wait_all(); /* only empty groups are left; none may outlive the range */
+}
 
-    if (slices > 1) { /* the whole tile, edges too (zeros there): sum_slices() reads in range */
-        float *out = work + (size_t)blockIdx.x * (BM * BN);
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-            for (int j = 0; j < NI; ++j)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int row = wm * WM + i * 16 + g + 8 * h, col = wn * WN + j * 8 + 2 * t;
-                    *(float2 *)(out + row * BN + col) =
-                        make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-                }
-        return;
-    }
-    /* The epilogue. Lane (g, t) holds, of each 16x8 fragment, (g, 2t), (g, 2t + 1),
-     * (g + 8, 2t), (g + 8, 2t + 1). A sum that is not finite is not written here but marked
-     * in `redo` (bit 4 (NI i + j) + r), and recomputed below. */
+#endif
+
+/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
+ * (its Inf or NaN, or a finite value where only the big parts overflowed). */
+static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
+                                       int row, int col)
+{
+    float v = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < K; ++k)
+        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
+    return v;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/* C tile (m0, n0) := alpha acc + beta C. Lane (g, t) holds, of each 16x8 fragment, (g, 2t),
+ * (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1). A sum that is not finite is not written here but
+ * marked in `redo` (bit 4 (NI i + j) + r), and recomputed below. */
+static __device__ __forceinline__ void store_c(int M, int N, int K, float alpha, const float *A,
+                                               int lda, const float *B, int ldb, float beta,
+                                               float *C, int ldc, int m0, int n0,
+                                               float acc[MI][NI][4])
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const int g = lane / 4, t = lane % 4;
     unsigned long long redo = 0;
 #pragma unroll
     for (int i = 0; i < MI; ++i)
@@ -438,8 +491,136 @@ __global__ void __launch_bounds__(THREADS, 1)
         float *c = C + (size_t)row * ldc + col;
         *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
     }
+}
+
+#endif
+
+/* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
+ * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
+ * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. */
+template <int BK, int VA, int VB>
+__global__ void __launch_bounds__(THREADS, 1)
+    sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                 int ldb, float beta, float *C, int ldc, int slices, float *work)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) float smem[];
+    const int tiles_n = (N - 1) / BN + 1;
+    const int tile = (int)blockIdx.x / slices, slice = (int)blockIdx.x % slices;
+    const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                acc[i][j][r] = 0.0f;
+
+    /* This block's K tiles: [j0, j1), the slices as even as whole tiles allow. */
+    const int all_k_tiles = (K - 1) / BK + 1;
+    const int j0 = (int)((long long)slice * all_k_tiles / slices);
+    const int j1 = (int)((long long)(slice + 1) * all_k_tiles / slices);
+    k_range<BK, VA, VB>(smem, A, lda, B, ldb, M, N, K, m0, n0, j0, j1, acc, NULL, NULL);
+
+    if (slices > 1) { /* the whole tile, edges too (zeros there): sum_slices() reads in range */
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+        const int g = lane / 4, t = lane % 4;
+        float *out = work + (size_t)blockIdx.x * (BM * BN);
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = wm * WM + i * 16 + g + 8 * h, col = wn * WN + j * 8 + 2 * t;
+                    *(float2 *)(out + row * BN + col) =
+                        make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+                }
+        return;
+    }
+    store_c(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* launch() refuses devices below sm_80 */
+#endif
+}
+
+/* ---- Stream-K: the last round shared out evenly ---------------------------------------------
+ * W blocks resident at once (one per SM), T tiles: whole tiles leave T % W SMs busy in the last
+ * round. Tiles [0, dp_tiles), the whole rounds but one, run as whole tiles (sgemm_tf32x3); the
+ * sk_tiles = W + T % W after them go to exactly W blocks, each an equal share of their K tiles
+ * in a row: the end of one tile, at most one whole tile, the start of another (a share is at
+ * least one tile's K tiles, since sk_tiles >= W). A tile shared by blocks w and w + 1 still adds
+ * its K tiles in order: w computes the start FIRST and leaves its raw sums in slot w (flag w),
+ * w + 1 the rest LAST, from those sums on: the floats of a whole tile. w + 1 waits on w: safe
+ * only if both are resident, so the launch is cooperative. */
+template <int BK>
+static __device__ __forceinline__ void stream_k_piece(float *smem, int M, int N, int K,
+                                                      float alpha, const float *A, int lda,
+                                                      const float *B, int ldb, float beta,
+                                                      float *C, int ldc,
+                                                      const struct stream_k *sk, int tile, int j0,
+                                                      int j1, int kt)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const int w = (int)blockIdx.x, tiles_n = (N - 1) / BN + 1, t = sk->dp_tiles + tile;
+    const int m0 = (t / tiles_n) * BM, n0 = (t % tiles_n) * BN;
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                acc[i][j][r] = 0.0f;
+    k_range<BK, 1, 1>(smem, A, lda, B, ldb, M, N, K, m0, n0, j0, j1, acc,
+                      j0 > 0 ? sk->partials + (size_t)(w - 1) * (BM * BN / 4) : NULL,
+                      j0 > 0 ? &sk->flags[w - 1] : NULL);
+    if (j1 < kt) {
+        store_partial(sk->partials + (size_t)w * (BM * BN / 4), acc);
+        raise_flag(&sk->flags[w]);
+    } else {
+        store_c(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
+    }
+#endif
+}
+
+/* Block w's share as (at most) three straight pieces: the start of its last tile (for w + 1), a
+ * whole tile between, then the rest of its first tile, whose start block w - 1 made first of
+ * all. Not a loop around the K loop: with one (or one kernel for whole tiles and pieces alike),
+ * every K tile ran ~17% slower. Only with 16-byte copies of A and B: the 4-byte copies' extra
+ * address registers made ptxas spill here. */
+template <int BK>
+__global__ void __launch_bounds__(THREADS, 1)
+    sgemm_tf32x3_stream_k(int M, int N, int K, float alpha, const float *A, int lda,
+                          const float *B, int ldb, float beta, float *C, int ldc,
+                          struct stream_k sk)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) float smem[];
+    const int kt = (K - 1) / BK + 1; /* K tiles per C tile */
+    const long long total = (long long)sk.sk_tiles * kt;
+    const long long begin = total * blockIdx.x / gridDim.x;
+    const long long end = total * (blockIdx.x + 1) / gridDim.x;
+    const int tf = (int)(begin / kt), tl = (int)((end - 1) / kt);
+    const int tf_j0 = (int)(begin - (long long)tf * kt); /* tf's first K tile in the share */
+    const int tl_j1 = (int)(end - (long long)tl * kt);   /* tl's K tiles in the share */
+    stream_k_piece<BK>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &sk, tl,
+                       tl == tf ? tf_j0 : 0, tl_j1, kt);
+    if (tl - tf == 2) {
+        __syncthreads(); /* every warp is done with the stages before they are filled again */
+        stream_k_piece<BK>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &sk, tf + 1, 0,
+                           kt, kt);
+    }
+    if (tl > tf) {
+        __syncthreads();
+        stream_k_piece<BK>(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &sk, tf, tf_j0,
+                           kt, kt);
+    }
+#elif defined(__CUDA_ARCH__)
+    __trap();
 #endif
 }
 
@@ -467,6 +648,8 @@ __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int
 
 typedef void (*tf32x3_kernel)(int, int, int, float, const float *, int, const float *, int, float,
                               float *, int, int, float *);
+typedef void (*tf32x3_sk_kernel)(int, int, int, float, const float *, int, const float *, int,
+                                 float, float *, int, struct stream_k);
 
 /* [deep][va][vb]: deep, K tiles of BK_DEEP (else BK_LOW); va, vb: 16-byte copies of A, B */
 static const tf32x3_kernel kernels[2][2][2] = {
@@ -475,29 +658,57 @@ static const tf32x3_kernel kernels[2][2][2] = {
     {{sgemm_tf32x3<BK_DEEP, 0, 0>, sgemm_tf32x3<BK_DEEP, 0, 1>},
      {sgemm_tf32x3<BK_DEEP, 1, 0>, sgemm_tf32x3<BK_DEEP, 1, 1>}},
 };
+/* [deep]: stream-K with 16-byte copies of A and B */
+static const tf32x3_sk_kernel sk_kernels[2] = {sgemm_tf32x3_stream_k<BK_LOW>,
+                                               sgemm_tf32x3_stream_k<BK_DEEP>};
 
-/* ---- Per device, once: the SM count, the K tile depth its shared memory allows, and the
- * opt-in above 48 KB (an attribute of the kernel in that device's context, no stream work, so
- * it may run while a stream captures). Safe from concurrent host threads. */
+/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
+ * 132 SMs), the most split_slices() plans for (stream-K: one slot per block), then as many
+ * flags. The same size every time, so that it is made once per stream. */
+#define WORK_TILES_PER_SM 4
+static size_t work_floats(int sms)
+{
+    return (size_t)WORK_TILES_PER_SM * sms * BM * BN;
+}
+static size_t work_bytes(int sms)
+{
+    return work_floats(sms) * sizeof(float) + (size_t)WORK_TILES_PER_SM * sms * sizeof(unsigned);
+}
+
+/* ---- Per device, once: the SM count, the K tile depth its shared memory allows, the opt-in
+ * above 48 KB (an attribute of the kernel in that device's context, no stream work, so it may
+ * run while a stream captures) and how many stream-K blocks fit at once. Safe from concurrent
+ * host threads. */
 #define MAX_DEVICES 64
 struct device_facts {
     int known, sms, deep;
+    long long resident; /* stream-K blocks resident at once; 0: no cooperative launch */
 };
 static struct device_facts device_facts[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cudaError_t ask_device(int device, struct device_facts *f)
 {
-    int optin = 0;
+    int optin = 0, coop = 0, per_sm = 0;
     cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
     f->sms = f->sms < 1 ? 1 : f->sms;
     f->deep = optin >= SMEM_BYTES(BK_DEEP); /* 227 KB on sm_90, 163 KB on sm_80; 99 on sm_86 */
     const int smem = f->deep ? SMEM_BYTES(BK_DEEP) : SMEM_BYTES(BK_LOW);
     for (int i = 0; i < 4 && err == cudaSuccess; ++i)
         err = cudaFuncSetAttribute((const void *)kernels[f->deep][i / 2][i % 2],
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute((const void *)sk_kernels[f->deep],
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err == cudaSuccess && coop)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, (const void *)sk_kernels[f->deep], THREADS, (size_t)smem);
+    /* a slot and a flag per block: at most WORK_TILES_PER_SM a SM (one fits, on sm_80-90) */
+    f->resident = (long long)f->sms * (per_sm < WORK_TILES_PER_SM ? per_sm : WORK_TILES_PER_SM);
     return err;
 }
 
@@ -520,43 +731,92 @@ static cudaError_t get_device_facts(struct device_facts *out)
     return err;
 }
 
-/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
- * 132 SMs), the most split_slices() plans for. The same size every time, so that it is made
- * once per stream. */
-#define WORK_TILES_PER_SM 4
-static size_t work_bytes(int sms)
-{
-    return (size_t)WORK_TILES_PER_SM * sms * BM * BN * sizeof(float);
-}
-
-/* K slices per tile, from a cost in units of one block's K tile (~4 us on an H100): whole
- * rounds of blocks, ceil(tiles s / sms), times each block's K tiles plus, when split, the
- * partial tile written and read back (SPLIT_TILE_COST) and the sum kernel. Considered up to two
- * rounds of whole tiles (beyond, the last round is a small part of the time), each slice at
- * least SLICE_MIN_K_TILES deep, within the workspace. 1: no split. Examples on 132 SMs: 64
- * tiles of 16 K tiles (1024^3) split 2; 144 tiles of 24 (1536^3) split 3, 4 rounds of 8 K
- * tiles instead of 2 rounds of 24, the second nearly empty. The constants were set for 32-deep
- * K tiles (the partial tile then cost ~1.3 of them) and measured there; kept with 64. */
+/* ---- The plans, in units of one block's K tile (~4 us on an H100) on the busiest SM --------
+ * Whole tiles: ceil(tiles / SMs) rounds of all k_tiles K tiles of a tile.
+ * Split-K: K slices per tile, whole rounds of blocks, ceil(tiles s / sms), times each block's
+ * K tiles plus, when split, the partial tile written and read back (SPLIT_TILE_COST) and the
+ * sum kernel. Considered up to two rounds of whole tiles (beyond, the last round is a small
+ * part of the time), each slice at least SLICE_MIN_K_TILES deep, within the workspace.
+ * Examples on 132 SMs: 64 tiles of 16 K tiles (1024^3) split 2; 144 tiles of 24 (1536^3)
+ * split 3, 4 rounds of 8 K tiles instead of 2 rounds of 24, the second nearly empty. The
+ * constants were set for 32-deep K tiles (the partial tile then cost ~1.3 of them) and
+ * measured there; kept with 64. split_slices() returns the slices (1: no split), *cost the
+ * cost of the plan. */
 #define SPLIT_TILE_COST 1.3
-static int split_slices(long long tiles, int K, int bk, int sms)
+static int split_slices(long long tiles, int K, int bk, int sms, double *cost)
 {
     const long long k_tiles = (K - 1) / bk + 1;
-    if (tiles >= 2LL * sms)
-        return 1;
     int best = 1;
     double best_cost = (double)((tiles - 1) / sms + 1) * (double)k_tiles;
     const long long most = WORK_TILES_PER_SM * (long long)sms / tiles; /* the workspace's room */
-    for (long long s = 2; s <= k_tiles / SLICE_MIN_K_TILES && s <= most; ++s) {
+    for (long long s = 2; tiles < 2LL * sms && s <= k_tiles / SLICE_MIN_K_TILES && s <= most;
+         ++s) {
         const double rounds = (double)((tiles * s - 1) / sms + 1);
         const double sum_kernel = 2.0 + 0.01 * (double)(tiles * s);
-        const double cost =
-            rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
-        if (cost < best_cost) {
-            best_cost = cost;
+        const double c = rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
+        if (c < best_cost) {
+            best_cost = c;
             best = (int)s;
         }
     }
+    *cost = best_cost;
     return best;
+}
+
+/* Stream-K, for more tiles than blocks resident and not a multiple of them: the whole rounds but
+ * one (each block all k_tiles of a tile), then a share of the rest's K tiles, plus
+ * STREAM_K_COST: two more pipeline fills and a partial tile written and read back (a share
+ * starts and ends mid-tile). *dp_tiles := the tiles run whole. Examples on 132 SMs: 4096^3,
+ * 1024 tiles of 64: 6 * 64 + 113 + 3 = 500 against 8 * 64 = 512 (-2.3%; measured on an H200
+ * -3.0%); 8192^3, 4096 tiles of 128: 30 * 128 + 132 + 3 = 3975 against 4096 (-3.0%; -2.6%);
+ * 2048^3, 256 tiles of 32: 63 + 3 = 66 against 64 (whole tiles). Only with 16-byte copies of
+ * A and B (sgemm_tf32x3_stream_k()). */
+#define STREAM_K_COST 3.0
+static double stream_k_cost(long long tiles, int K, int bk, long long blocks, long long *dp_tiles)
+{
+    const long long k_tiles = (K - 1) / bk + 1;
+    *dp_tiles = (tiles / blocks - 1) * blocks;
+    const long long shared = (tiles - *dp_tiles) * k_tiles;
+    return (double)(tiles / blocks - 1) * (double)k_tiles + (double)((shared - 1) / blocks + 1) +
+           STREAM_K_COST;
+}
+
+/* Stream-K: a cooperative launch of one block per resident slot for the tiles after dp_tiles,
+ * then the whole tiles before them. *launched = 0 if the blocks don't fit at once (the caller
+ * runs another plan). */
+static cudaError_t launch_stream_k(const struct device_facts *f, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B,
+                                   int ldb, float beta, float *C, int ldc, long long tiles,
+                                   long long dp_tiles, float *work, cudaStream_t stream,
+                                   int *launched)
+{
+    const int bk = f->deep ? BK_DEEP : BK_LOW;
+    struct stream_k sk;
+    sk.dp_tiles = (int)dp_tiles;
+    sk.sk_tiles = (int)(tiles - dp_tiles);
+    sk.partials = (float4 *)work;
+    sk.flags = (unsigned *)(work + work_floats(f->sms));
+    void *params[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc, &sk};
+    *launched = 0;
+    cudaError_t err = cudaLaunchCooperativeKernel((const void *)sk_kernels[f->deep],
+                                                  dim3((unsigned)f->resident), dim3(THREADS),
+                                                  params, (size_t)SMEM_BYTES(bk), stream);
+    if (err == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError(); /* not sticky */
+        return cudaSuccess;
+    }
+    if (err == cudaSuccess)
+        err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    *launched = 1;
+    sgemm_trace(15, "stream-k", M, N, K, f->resident + dp_tiles, 1);
+    if (dp_tiles > 0) {
+        kernels[f->deep][1][1]<<<(unsigned)dp_tiles, THREADS, SMEM_BYTES(bk), stream>>>(
+            M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, NULL);
+        err = cudaGetLastError();
+    }
+    return err;
 }
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
@@ -577,16 +837,28 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
     const int bk = f.deep ? BK_DEEP : BK_LOW;
-    int slices = split_slices(tiles, K, bk, f.sms);
+    double split_cost = 0.0;
+    int slices = split_slices(tiles, K, bk, f.sms, &split_cost);
+    long long dp_tiles = 0;
+    const int stream_k = va && vb && f.resident > 0 && tiles > f.resident &&
+                         tiles % f.resident != 0 &&
+                         stream_k_cost(tiles, K, bk, f.resident, &dp_tiles) < split_cost;
     float *work = NULL;
-    if (slices > 1) {
+    if (slices > 1 || stream_k) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
          * then the whole tiles, which need none. */
         err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
-        slices = work ? slices : 1;
     }
+    if (stream_k && work) {
+        int launched = 0;
+        err = launch_stream_k(&f, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, tiles, dp_tiles,
+                              work, stream, &launched);
+        if (err != cudaSuccess || launched)
+            return err;
+    }
+    slices = work ? slices : 1;
     kernels[f.deep][va][vb]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES(bk), stream>>>(
         M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
     if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
@@ -602,5 +874,5 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
 extern "C" const struct step step_15 = {
     15, "tf32x3_mma", "3xTF32 on tensor cores with mma.sync: FP32 accuracy from TF32 products",
-    80, launch, "whole split-k",
+    80, launch, "whole split-k stream-k",
 };

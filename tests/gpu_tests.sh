@@ -110,10 +110,12 @@ one_rung() {
 # Shapes (on a 132-SM H100/H200, for the last rung): few tiles and a long K (split-K), 64x128
 # whole tiles, 128x256 whole tiles, 200 tiles of 128x256 (stream-K), odd sizes, a short K,
 # 242 tiles of 128x256 (rung 14's uneven tail: four launches, three of them early), 64 tiles
-# of 64x128 with a long K (rung 14's small-tile slabs: five launches, four of them early).
+# of 64x128 with a long K (rung 14's small-tile slabs: five launches, four of them early),
+# 400 tiles of 128x128 with 16 K tiles of 64 (rung 15's stream-K: a cooperative launch, then
+# the whole tiles).
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
-contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
+contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096 2560x2560x1024"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
 # Rungs 05-12 have one path (rung 10: two, textures where aligned): a small, an odd and an
