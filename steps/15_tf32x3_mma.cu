@@ -663,16 +663,18 @@ static const tf32x3_sk_kernel sk_kernels[2] = {sgemm_tf32x3_stream_k<BK_LOW>,
                                                sgemm_tf32x3_stream_k<BK_DEEP>};
 
 /* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
- * 132 SMs), the most split_slices() plans for (stream-K: one slot per block), then as many
- * flags. The same size every time, so that it is made once per stream. */
+ * 132 SMs), the most split_slices() plans for (stream-K: one slot per block), then 8 flags per
+ * SM (stream-K: one per block). The same size every time, and the size rungs 13, 14 and 16 ask
+ * for, so that the workspace made by whichever runs first on a stream serves them all. */
 #define WORK_TILES_PER_SM 4
+#define WORK_FLAGS_PER_SM 8
 static size_t work_floats(int sms)
 {
     return (size_t)WORK_TILES_PER_SM * sms * BM * BN;
 }
 static size_t work_bytes(int sms)
 {
-    return work_floats(sms) * sizeof(float) + (size_t)WORK_TILES_PER_SM * sms * sizeof(unsigned);
+    return work_floats(sms) * sizeof(float) + (size_t)WORK_FLAGS_PER_SM * sms * sizeof(unsigned);
 }
 
 /* ---- Per device, once: the SM count, the K tile depth its shared memory allows, the opt-in

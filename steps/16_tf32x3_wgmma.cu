@@ -826,10 +826,11 @@ static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, i
 }
 
 /* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
- * 132 SMs), the most split_slices() plans for. The same size every time, so that it is made
- * once per stream. */
+ * 132 SMs), the most split_slices() plans for, and 8 flags per SM that only rungs 13-15 use:
+ * one size for rungs 13-16, so that one workspace per stream, made once, serves them all. */
 #define WORK_TILES_PER_SM 4
-#define WORK_BYTES(sms) ((size_t)WORK_TILES_PER_SM * (sms) * BM * BN * sizeof(float))
+#define WORK_BYTES(sms)                                                                            \
+    ((size_t)WORK_TILES_PER_SM * (sms) * BM * BN * sizeof(float) + 8u * (sms) * sizeof(unsigned))
 
 /* K slices per tile, rung 15's cost model (in units of one block's K tile). 1: no split. */
 #define SPLIT_TILE_COST 1.3
