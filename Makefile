@@ -120,7 +120,7 @@ endef
 $(eval $(call FLAGS_STAMP,$(NVCC_FLAGS_STAMP),NVCC_STAMP))
 $(eval $(call FLAGS_STAMP,$(CC_FLAGS_STAMP),CC_STAMP))
 
-$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh common/ffma_tile.cuh common/fill_sms.cuh common/tma.cuh $(NVCC_FLAGS_STAMP)
+$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh common/ffma_tile.cuh common/fill_sms.cuh common/flags.cuh common/tma.cuh $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 

@@ -1,10 +1,12 @@
 /*
  * Rung 13's pieces that rung 14 runs unchanged: the rasterization of tiles (tile_coords()) and
  * stream-K's partial sums in workspace slots, handed on with flags. Rung 13 keeps its own copy:
- * there they are the lesson. Include after ffma_tile.cuh.
+ * there they are the lesson. Include after ffma_tile.cuh. The flags: flags.cuh.
  */
 #ifndef SGEMM_LADDER_FILL_SMS_CUH
 #define SGEMM_LADDER_FILL_SMS_CUH
+
+#include "flags.cuh" /* raise_flag, wait_flag */
 
 #define RASTER_GROUP 8 /* tile rows walked down a column before moving right */
 
@@ -53,30 +55,6 @@ static __device__ __forceinline__ void load_partial(struct shape sh, const float
             acc[i][4 * q + 2] = (add ? acc[i][4 * q + 2] : 0.0f) + v.z;
             acc[i][4 * q + 3] = (add ? acc[i][4 * q + 3] : 0.0f) + v.w;
         }
-}
-
-/* Raise a flag once every thread's earlier stores are GPU-visible (fence, barrier, a release by
- * one thread); wait for one (one thread's acquire, a barrier), then clear it for the next launch */
-static __device__ __forceinline__ void raise_flag(unsigned *flag)
-{
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
-}
-static __device__ __forceinline__ void wait_flag(unsigned *flag)
-{
-    if (threadIdx.x == 0) {
-        unsigned up = 0;
-        for (;;) {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
-            if (up)
-                break;
-            __nanosleep(256);
-        }
-        *(volatile unsigned *)flag = 0u;
-    }
-    __syncthreads();
 }
 
 #endif /* sm_80+ device code */

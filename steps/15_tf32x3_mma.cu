@@ -126,6 +126,7 @@
 #include "../common/sgemm_common.h"
 #include "../common/sgemm_workspace.h"
 #include "../common/cp_async.cuh" /* cp_async_4, cp_async_16, commit, wait */
+#include "../common/flags.cuh"    /* stream-K: raise_flag, wait_flag */
 
 /* ---- The tile ------------------------------------------------------------------------------ */
 #define BM      128 /* rows of C per block */
@@ -344,31 +345,6 @@ static __device__ __forceinline__ void load_partial(const float4 *slot, float ac
             acc[i][j][2] = v.z;
             acc[i][j][3] = v.w;
         }
-}
-
-/* Raise a flag once every thread's stores before the call are visible to the whole GPU (fence,
- * barrier, then a release by one thread); wait for one (an acquire by one thread, then a
- * barrier). The waiter clears the flag, so the next launch finds the workspace clean. */
-static __device__ __forceinline__ void raise_flag(unsigned *flag)
-{
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
-}
-static __device__ __forceinline__ void wait_flag(unsigned *flag)
-{
-    if (threadIdx.x == 0) {
-        unsigned up = 0;
-        for (;;) {
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(up) : "l"(flag) : "memory");
-            if (up)
-                break;
-            __nanosleep(256);
-        }
-        *(volatile unsigned *)flag = 0u;
-    }
-    __syncthreads();
 }
 
 /* K tiles [j0, j1) of the C tile at (m0, n0) added into acc, one K tile at a time in k order,
