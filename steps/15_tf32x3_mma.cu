@@ -320,6 +320,18 @@ static __device__ __forceinline__ void tile_products(const float *a_tile, const 
     }
 }
 
+/* A warp tile's MI x NI fragments of 16x8 sums, 4 floats a lane, set to zero. */
+static __device__ __forceinline__ void clear(float frags[MI][NI][4])
+{
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                frags[i][j][r] = 0.0f;
+}
+
 /* Raw sums to / from a stream-K slot: thread tid's float4 q at q * THREADS + tid (a warp: 512
  * contiguous bytes). .cg: L2 only, where another SM's stores are (its L1 may hold stale lines). */
 static __device__ __forceinline__ void store_partial(float4 *slot, float acc[MI][NI][4])
@@ -390,13 +402,7 @@ static __device__ __forceinline__ void k_range(float *smem, const float *A, int 
             cp_async_commit();
         }
         float chunk[MI][NI][4];
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-            for (int j = 0; j < NI; ++j)
-#pragma unroll
-                for (int r = 0; r < 4; ++r)
-                    chunk[i][j][r] = 0.0f;
+        clear(chunk);
         tile_products<BK>(a_tiles + stage * A_STAGE(BK) + wm * WM * A_LD(BK),
                           b_tiles + stage * B_STAGE(BK), wn * WN, chunk, g, t);
 #pragma unroll
@@ -486,13 +492,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int m0 = (tile / tiles_n) * BM, n0 = (tile % tiles_n) * BN;
 
     float acc[MI][NI][4];
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                acc[i][j][r] = 0.0f;
+    clear(acc);
 
     /* This block's K tiles: [j0, j1), the slices as even as whole tiles allow. */
     const int all_k_tiles = (K - 1) / BK + 1;
@@ -544,13 +544,7 @@ static __device__ __forceinline__ void stream_k_piece(float *smem, int M, int N,
     const int w = (int)blockIdx.x, tiles_n = (N - 1) / BN + 1, t = sk->dp_tiles + tile;
     const int m0 = (t / tiles_n) * BM, n0 = (t % tiles_n) * BN;
     float acc[MI][NI][4];
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                acc[i][j][r] = 0.0f;
+    clear(acc);
     k_range<BK, 1, 1>(smem, A, lda, B, ldb, M, N, K, m0, n0, j0, j1, acc,
                       j0 > 0 ? sk->partials + (size_t)(w - 1) * (BM * BN / 4) : NULL,
                       j0 > 0 ? &sk->flags[w - 1] : NULL);
