@@ -77,6 +77,9 @@ smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
+# The tensor pipe (mma.sync, and wgmma on sm_90), asked for only where this GPU's ncu knows it:
+# a metric the GPU lacks would fail the whole ncu run.
+readonly NCU_TENSOR_METRICS="sm__pipe_tensor_op_hmma_cycles_active"
 
 VERB=""
 die() {
@@ -466,11 +469,18 @@ do_profile() {
     fi
     out_dir=$RESULTS_DIR/$(gpu_slug)/profile
     mkdir -p "$out_dir"
+    local metrics=$NCU_METRICS known m
+    known=$("$ncu" --devices "$DEVICE" --query-metrics 2>/dev/null || true)
+    for m in $NCU_TENSOR_METRICS; do
+        if grep -q "^$m[[:space:]]" <<<"$known"; then
+            metrics+=",$m.avg.pct_of_peak_sustained_active"
+        fi
+    done
     raw=$out_dir/$label.csv
     log=$(mktemp "${TMPDIR:-/tmp}/ncu.XXXXXX")
     echo "profiling $label: $bin --no-check --sizes ${PROFILE_SIZE:-4096} --reps 3 (kernels: $regex${exclude:+, not $exclude})" >&2
     "$ncu" --clock-control none --print-units base --csv --log-file "$log" \
-        --metrics "$NCU_METRICS" -k "regex:$regex" \
+        --metrics "$metrics" -k "regex:$regex" \
         --launch-skip "${NCU_SKIP:-1}" --launch-count "$([[ $label == cublas ]] && echo 8 || echo "${NCU_COUNT:-1}")" \
         "$bin" --device "$DEVICE" --no-check --sizes "${PROFILE_SIZE:-4096}" --reps 3 --power 0 >/dev/null || rc=$?
     if grep -q 'ERR_NVGPUCTRPERM' "$log"; then
@@ -484,7 +494,7 @@ do_profile() {
     # Keep the CSV part (ncu's own ==PROF== lines dropped); for cuBLAS drop the rung's kernels.
     awk -v exclude="${exclude:-^\$}" -F'"' '
         /^"ID"/ { hdr = 1; print; for (i = 2; i <= NF; i += 2) if ($i == "Kernel Name") kcol = i; next }
-        hdr && /^"/ { name = $kcol; sub(/\(.*/, "", name); if (name !~ ("^(" exclude ")$")) print }' "$log" >"$raw"
+        hdr && /^"/ { name = $kcol; sub(/\(.*/, "", name); sub(/^void /, "", name); sub(/<.*/, "", name); if (name !~ ("^(" exclude ")$")) print }' "$log" >"$raw"
     if [[ $(wc -l <"$raw") -lt 2 ]]; then
         sed 's/^/    /' "$log" | tail -n 15 >&2
         rm -f "$log"

@@ -50,8 +50,8 @@ rows() {
         [[ -s $csv ]] || die "$csv: missing or empty"
         grep -q '^"ID",' "$csv" || die "$csv: not an ncu --csv report (no \"ID\" header line)"
     done
-    printf '| rung | kernel | time (ms) | DRAM (%% of peak) | L1 hit (%%) | L2 hit (%%) | global ld sectors/req | global st sectors/req | smem ld conflicts | smem st conflicts | smem ld wavefronts/inst | occupancy (%%) | FMA pipe (%%) | regs | top stalls (warps per issue) |\n'
-    printf '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n'
+    printf '| rung | kernel | time (ms) | DRAM (%% of peak) | L1 hit (%%) | L2 hit (%%) | global ld sectors/req | global st sectors/req | smem ld conflicts | smem st conflicts | smem ld wavefronts/inst | occupancy (%%) | FMA pipe (%%) | tensor pipe (%%) | regs | top stalls (warps per issue) |\n'
+    printf '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n'
     for csv in "$@"; do
         awk -F'"' -v label="$(label "$csv")" -v file="$csv" '
             function num(s) { gsub(/,/, "", s); return (s ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/) ? s + 0 : "" }
@@ -64,6 +64,11 @@ rows() {
             !hdr || !/^"/ { next }
             {
                 kern = $col["Kernel Name"]; sub(/\(.*/, "", kern); sub(/^void /, "", kern)
+                # one row per kernel and grid: a rung may launch one kernel with several grids
+                # for one product (whole tiles, then a last round cut another way)
+                grid = ("Grid Size" in col) ? $col["Grid Size"] : ""
+                if (!((kern, grid) in seen_grid)) { seen_grid[kern, grid] = 1; grids[kern]++ }
+                kern = kern SUBSEP grid
                 name = $col["Metric Name"]; unit = $col["Metric Unit"]; v = num($col["Metric Value"])
                 if (v == "") next
                 if (name == "gpu__time_duration.sum") {   # to milliseconds
@@ -88,7 +93,10 @@ rows() {
                         if (!best) break
                         used[best] = 1; stalls = stalls (stalls == "" ? "" : ", ") sprintf("%s %.2f", st[best], sv[best])
                     }
-                    printf "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, k,
+                    tp = m(k, "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active")
+                    split(k, kg, SUBSEP)
+                    shown = kg[1] (grids[kg[1]] > 1 ? "` (grid " kg[2] ")" : "`")
+                    printf "| %s | `%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, shown,
                         (m(k, "gpu__time_duration.sum") == "" ? "–" : sprintf("%.3f", m(k, "gpu__time_duration.sum"))),
                         f1(m(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed")),
                         f1(m(k, "l1tex__t_sector_hit_rate.pct")), f1(m(k, "lts__t_sector_hit_rate.pct")),
@@ -99,6 +107,7 @@ rows() {
                         (wf != "" && li > 0 ? sprintf("%.2f", wf / li) : "–"),
                         f1(m(k, "sm__warps_active.avg.pct_of_peak_sustained_active")),
                         f1(m(k, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active")),
+                        f1(tp),
                         (m(k, "launch__registers_per_thread") == "" ? "–" : sprintf("%.0f", m(k, "launch__registers_per_thread"))),
                         (stalls == "" ? "–" : stalls)
                 }
@@ -120,6 +129,12 @@ Columns (Nsight Compute metric names):
   is served per half-warp, so 2 at best, more when a half-warp reads over 128 distinct bytes)
 - occupancy: `sm__warps_active.avg.pct_of_peak_sustained_active`
 - FMA pipe: `sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active`
+- tensor pipe: `sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active`, where
+  the GPU's ncu has it (–: not measured): `mma.sync` (HMMA) and, on sm_90, `wgmma` (HGMMA); it
+  also counts HFMA2.MMA, which ptxas uses to set registers to constants, hence the few tenths
+  of a percent in FFMA rungs
+- a kernel launched with more than one grid for one product has a row per grid; time is per
+  launch, averaged over the launches profiled (`NCU_COUNT`, one by default)
 - regs: `launch__registers_per_thread`
 - top stalls: the three largest `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`
 TXT

@@ -89,6 +89,12 @@ SH
     # ncu that records its arguments and writes a fixture report to --log-file
     cat >"$T/ncu" <<SH
 #!/usr/bin/env bash
+# asked which metrics the GPU has: the mma.sync tensor pipe, not wgmma's (as on an sm_80 GPU)
+if [[ "\$*" == *--query-metrics* ]]; then
+    printf 'sm__pipe_fma_cycles_active  Counter  # of cycles where FMA was active\n'
+    printf 'sm__pipe_tensor_op_hmma_cycles_active  Counter  # of cycles where HMMA was active\n'
+    exit 0
+fi
 echo "\$*" >"$T/ncu.args"
 while ((\$#)); do if [[ \$1 == --log-file ]]; then log=\$2; fi; shift; done
 { echo "==PROF== Connected to process 4242"; cat "$FIX/profile/step05.csv"; tail -n +2 "$FIX/profile/cublas.csv"; } >"\$log"
@@ -500,6 +506,8 @@ test_inspect_gpu() {
     check_file_contains "profile: the rung's kernels only" "$T/ncu.args" "-k regex:^(sgemm_beta)\$"
     check_file_contains "profile: the timing command" "$T/ncu.args" "--no-check --sizes 4096 --reps 3"
     check_file_contains "profile: bank-conflict metric" "$T/ncu.args" "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+    check_file_contains "profile: the tensor pipe this GPU has" "$T/ncu.args" "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+    check "profile: not the one it lacks" test "$(grep -c gmma "$T/ncu.args")" == 0
     check "profile: raw CSV kept" test -s "$T/results/$GPU_SLUG/profile/step02.csv"
     check_contains "profile: prints the table" "$out" "| 02 beta | \`sgemm_blocktiling_2d\` | 5.297 |"
     check_file_contains "profile: PROFILE.md written" "$T/results/$GPU_SLUG/PROFILE.md" "| 02 beta |"
@@ -525,7 +533,7 @@ test_profile_table() {
     run_capture out rc env STEPS_DIR="$T/steps" "$ROOT/scripts/profile_table.sh" --stdout "$FIX/profile/cublas.csv" "$FIX/profile/step05.csv"
     check_exit "profile_table: fixtures" 0 "$rc"
     check_contains "profile_table: header" "$out" "| rung | kernel | time (ms) |"
-    check_contains "profile_table: rung row" "$out" "| 05 | \`sgemm_blocktiling_2d\` | 5.297 | 9.9 | 1.5 | 88.4 | 4.00 | 4.00 | 0 | 16.78M | 4.00 | 24.9 | 61.2 | 128 | mio_throttle 0.95, short_scoreboard 0.64, barrier 0.41 |"
+    check_contains "profile_table: rung row" "$out" "| 05 | \`sgemm_blocktiling_2d\` | 5.297 | 9.9 | 1.5 | 88.4 | 4.00 | 4.00 | 0 | 16.78M | 4.00 | 24.9 | 61.2 | 0.0 | 128 | mio_throttle 0.95, short_scoreboard 0.64, barrier 0.41 |"
     check_contains "profile_table: launches averaged" "$out" "| 2.800 |"
     check "profile_table: cuBLAS last" test "$(printf '%s\n' "$out" | tail -n 1 | cut -c1-8)" == "| cuBLAS"
     run_capture out rc "$ROOT/scripts/profile_table.sh" --stdout "$FIX/bench.csv"
