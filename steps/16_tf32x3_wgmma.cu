@@ -374,8 +374,8 @@ struct consumer {
 /* A of tile kt, split into `a`: rows row0 and row0 + 8 (both % 8 == g), of each step st the
  * 8 bytes at columns 8st + 2t (chunk 2st + t / 2 of the swizzled raw tile, stored at that ^ g).
  * In a phase of 16 lanes (4 rows) 8 chunks, each read in two 8-byte halves by lanes of two rows:
- * 2-way conflicts by the bank arithmetic (not counted). a[step][big, small][a0..a3]: a0 / a1
- * rows row0 / row0 + 8 at position t (.x), a2 / a3 at position t + 4 (.y). */
+ * 2-way conflicts (Nsight Compute: two extra wavefronts an LDS.64). a[step][big, small][a0..a3]:
+ * a0 / a1 rows row0 / row0 + 8 at position t (.x), a2 / a3 at position t + 4 (.y). */
 static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
                                               unsigned a[K8_STEPS][2][4])
 {
