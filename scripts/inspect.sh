@@ -79,7 +79,7 @@ smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
 # The tensor pipe (mma.sync, and wgmma on sm_90), asked for only where this GPU's ncu knows it:
 # a metric the GPU lacks would fail the whole ncu run.
-readonly NCU_TENSOR_METRICS="sm__pipe_tensor_op_hmma_cycles_active"
+readonly NCU_TENSOR_METRIC="sm__pipe_tensor_op_hmma_cycles_active"
 
 VERB=""
 die() {
@@ -469,13 +469,11 @@ do_profile() {
     fi
     out_dir=$RESULTS_DIR/$(gpu_slug)/profile
     mkdir -p "$out_dir"
-    local metrics=$NCU_METRICS known m
+    local metrics=$NCU_METRICS known
     known=$("$ncu" --devices "$DEVICE" --query-metrics 2>/dev/null || true)
-    for m in $NCU_TENSOR_METRICS; do
-        if grep -q "^$m[[:space:]]" <<<"$known"; then
-            metrics+=",$m.avg.pct_of_peak_sustained_active"
-        fi
-    done
+    if grep -q "^$NCU_TENSOR_METRIC[[:space:]]" <<<"$known"; then
+        metrics+=",$NCU_TENSOR_METRIC.avg.pct_of_peak_sustained_active"
+    fi
     raw=$out_dir/$label.csv
     log=$(mktemp "${TMPDIR:-/tmp}/ncu.XXXXXX")
     echo "profiling $label: $bin --no-check --sizes ${PROFILE_SIZE:-4096} --reps 3 (kernels: $regex${exclude:+, not $exclude})" >&2
