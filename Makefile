@@ -193,8 +193,8 @@ gpu-tests: all
 # ---- launch-contract tests (begin) ------------------------------------------------------------
 # $(BUILD)/tests/contract_NN: tests/gpu_contract.c linked with rung NN alone (like bin/stepNN,
 # without the harness or cuBLAS). tests/gpu_tests.sh runs it beside bin/stepNN: the process's
-# first launch captured into a CUDA graph, four streams and two host threads at once, each
-# bit-identical to sequential launches.
+# first launch captured into a CUDA graph, four streams and two host threads at once, a host
+# thread on each GPU where there are several, each bit-identical to sequential launches.
 #
 CONTRACT_BINS := $(addprefix $(BUILD)/tests/contract_,$(STEP_NUMS))
 

@@ -2,10 +2,10 @@
  * gpu_contract.c - holds one rung to the launch contract of common/step.h:
  *   - a launch never synchronizes and never allocates while its stream is capturing, so the
  *     first launch of a process may be captured into a CUDA graph, and the graph replayed;
- *   - launches on several streams at once, and from several host threads at once, give the
- *     same bits as the same launches made one after another.
+ *   - launches on several streams at once, from several host threads at once, and on several
+ *     GPUs at once give the same bits as the same launches made one after another.
  *
- * Usage: contract_NN capture|capture-warm|streams|threads M N K
+ * Usage: contract_NN capture|capture-warm|streams|threads|devices M N K
  *        contract_NN paths
  *   capture  the rung's first launch in this process is captured (cudaStreamCaptureModeGlobal)
  *            into a graph; the capture must stay valid, the graph is replayed four times and a
@@ -20,6 +20,11 @@
  *   threads  two host threads, each with its own stream and problem, start together and
  *            launch four times each (these are the first launches of the process); against
  *            the same problems run one after another on one stream afterwards.
+ *   devices  a host thread on each GPU (up to 8) of the rung's compute capability, each with
+ *            its own problem and stream, start together and launch four times each (the
+ *            first launches on every device: what the rung keeps per device is made on all
+ *            of them at once); against the same problems run one after another afterwards.
+ *            Fewer than two such GPUs: a skip (exit 77) that says so.
  *   paths    every launch path of a rung with several (struct step's `paths`) taken at least
  *            once: shapes derived from the GPU's SM count, each launched once with SGEMM_TRACE
  *            set and checked exact, stderr read back for the path each launch names (see
@@ -69,6 +74,7 @@ extern const struct step STEP_SYMBOL;
 #define STREAM_ROUNDS 3
 #define THREADS 2
 #define THREAD_ROUNDS 4
+#define MAX_TEST_DEVICES 8     /* devices: at most this many GPUs, a host thread each */
 #define GATE_SECONDS 10        /* how long the gate holds a stream before it gives up */
 #define SAMPLES 1024           /* scattered entries checked against the exact result */
 
@@ -477,6 +483,7 @@ static void run_streams(int m, int n, int k)
 
 struct worker {
     int index;
+    int device; /* the GPU it launches on */
     struct problem *p;
     float *out[THREAD_ROUNDS];
     pthread_barrier_t *start;
@@ -488,11 +495,11 @@ static void *worker_main(void *arg)
     cudaStream_t s;
     char what[96];
 
-    CHECK(cudaSetDevice(0));
+    CHECK(cudaSetDevice(w->device));
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     pthread_barrier_wait(w->start);
     for (int r = 0; r < THREAD_ROUNDS; r++) {
-        snprintf(what, sizeof what, "thread %d, round %d", w->index, r);
+        snprintf(what, sizeof what, "thread %d on device %d, round %d", w->index, w->device, r);
         problem_reset(w->p, s);
         problem_launch(w->p, s, what);
         CHECK(cudaMemcpyAsync(w->out[r], w->p->c, c_bytes(w->p), cudaMemcpyDeviceToDevice, s));
@@ -517,6 +524,7 @@ static void run_threads(int m, int n, int k)
     for (int t = 0; t < THREADS; t++) {
         problem_init(&p[t], m, n, k, 11 + t);
         w[t].index = t;
+        w[t].device = 0;
         w[t].p = &p[t];
         w[t].start = &start;
         for (int r = 0; r < THREAD_ROUNDS; r++)
@@ -557,6 +565,87 @@ static void run_threads(int m, int n, int k)
     free(got);
     printf("ok %s: %d host threads x %d launches at once agree with one thread\n", label,
            THREADS, THREAD_ROUNDS);
+}
+
+/* ---- devices: a host thread on each GPU at once --------------------------------------------- */
+
+/* The devices whose compute capability the rung supports, at most MAX_TEST_DEVICES; how many. */
+static int usable_devices(int *dev)
+{
+    int count = 0, used = 0;
+    CHECK(cudaGetDeviceCount(&count));
+    for (int d = 0; d < count && used < MAX_TEST_DEVICES; d++) {
+        struct cudaDeviceProp prop;
+        CHECK(cudaGetDeviceProperties(&prop, d));
+        if (10 * prop.major + prop.minor >= rung->min_cc)
+            dev[used++] = d;
+    }
+    return used;
+}
+
+static void run_devices(int m, int n, int k)
+{
+    int dev[MAX_TEST_DEVICES];
+    struct problem p[MAX_TEST_DEVICES];
+    struct worker w[MAX_TEST_DEVICES];
+    pthread_t tid[MAX_TEST_DEVICES];
+    pthread_barrier_t start;
+    char what[96];
+    int e;
+
+    const int used = usable_devices(dev);
+    if (used < 2) {
+        printf("skip %s: fewer than two CUDA devices of compute capability %d.%d or more (%d)\n",
+               label, rung->min_cc / 10, rung->min_cc % 10, used);
+        fflush(stdout);
+        exit(EXIT_SKIP);
+    }
+    /* Each problem, its copies aside and (below) its stream live on its own device. */
+    for (int t = 0; t < used; t++) {
+        CHECK(cudaSetDevice(dev[t]));
+        problem_init(&p[t], m, n, k, 21 + t);
+        w[t].index = t;
+        w[t].device = dev[t];
+        w[t].p = &p[t];
+        w[t].start = &start;
+        for (int r = 0; r < THREAD_ROUNDS; r++)
+            w[t].out[r] = device_alloc((size_t)m * (size_t)n);
+    }
+    float *want = host_alloc(c_bytes(&p[0])), *got = host_alloc(c_bytes(&p[0]));
+
+    /* The threads make the rung's first launches on every device, together: what the rung
+     * keeps per device is made on all of them at once. */
+    if ((e = pthread_barrier_init(&start, NULL, (unsigned)used)) != 0)
+        fail("pthread_barrier_init: %s", strerror(e));
+    for (int t = 0; t < used; t++)
+        if ((e = pthread_create(&tid[t], NULL, worker_main, &w[t])) != 0)
+            fail("pthread_create: %s", strerror(e));
+    for (int t = 0; t < used; t++)
+        if ((e = pthread_join(tid[t], NULL)) != 0)
+            fail("pthread_join: %s", strerror(e));
+    pthread_barrier_destroy(&start);
+
+    /* Each problem again alone on its device, from this thread, one device after another. */
+    for (int t = 0; t < used; t++) {
+        cudaStream_t s;
+        CHECK(cudaSetDevice(dev[t]));
+        CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        run_alone(&p[t], t, s, want, what, sizeof what);
+        check_exact(&p[t], want, what);
+        for (int r = 0; r < THREAD_ROUNDS; r++) {
+            snprintf(what, sizeof what, "device %d, round %d", dev[t], r);
+            read_c(&p[t], got, w[t].out[r]);
+            check_same(&p[t], got, want, what, "the same problem launched alone");
+        }
+        CHECK(cudaStreamDestroy(s));
+        for (int r = 0; r < THREAD_ROUNDS; r++)
+            CHECK(cudaFree(w[t].out[r]));
+        problem_free(&p[t]);
+    }
+    free(want);
+    free(got);
+    printf("ok %s: %d devices, a host thread each, %d launches each at once, agree with "
+           "launches one after another\n", label, used, THREAD_ROUNDS);
 }
 
 /* ---- paths: every launch path of the rung taken at least once ---------------------------- */
@@ -847,7 +936,7 @@ static int parse_dim(const char *s, long max, int *out)
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s capture|capture-warm|streams|threads M N K\n"
+            "usage: %s capture|capture-warm|streams|threads|devices M N K\n"
             "       %s paths\n"
             "  holds rung %02d (%s) to the launch contract; M, N in 1..%d, K in 1..%d\n",
             prog, prog, rung->number, rung->slug, MAX_DIM, MAX_K);
@@ -878,6 +967,8 @@ int main(int argc, char **argv)
         run = run_streams;
     else if (strcmp(mode, "threads") == 0)
         run = run_threads;
+    else if (strcmp(mode, "devices") == 0)
+        run = run_devices;
     if (run == NULL || (long)m * n > MAX_ELEMS || (long)m * k > MAX_ELEMS || (long)k * n > MAX_ELEMS) {
         usage(prog);
         return EXIT_USAGE;

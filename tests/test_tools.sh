@@ -367,6 +367,7 @@ SH
     cat >"$g/fake_contract" <<'SH'
 #!/usr/bin/env bash
 if [[ ${FAKE_CONTRACT:-ok} == nodev ]]; then echo "skip $1 $2x$3x$4: no CUDA device (no CUDA-capable device is detected)"; exit 77; fi
+if [[ $1 == devices && ${FAKE_DEVICES:-two} == one ]]; then echo "skip $1 $2x$3x$4: fewer than two CUDA devices of compute capability 5.0 or more (1)"; exit 77; fi
 if [[ $1 == paths ]]; then
   case ${FAKE_PATHS:-ok} in
   never) echo "FAIL paths: never ran: stream-k (SMs=132; shapes tried: 18048x256x128 (for stream-k): whole-small)"; exit 1 ;;
@@ -417,6 +418,14 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_contains "gpu_tests: and its paths" "$out" "ok   step01 contract paths: whole-large@16896x256x128 stream-k@18048x256x128"
     check_contains "gpu_tests: the summary counts it" "$out" "GPU tests: 2 binaries, 1 ran, 0 with failures"
     check_contains "gpu_tests: says where the time went" "$out" "time step01: check "
+    check_contains "gpu_tests: a thread on each GPU where there are several" "$out" "ok   step01 contract devices: 256x256x4096 1000x1000x999"
+
+    run_capture out rc with_gpu FAKE_DEVICES=one "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
+    check_exit "gpu_tests: one GPU: the devices test is a skip" 0 "$rc"
+    check_contains "gpu_tests: the skip says why" "$out" "skip step01 contract devices: fewer than two CUDA devices of compute capability 5.0 or more (1)"
+    check "gpu_tests: said once, not at every shape" test "$(grep -c "contract devices" <<<"$out")" = 1
+    check_contains "gpu_tests: the other modes ran" "$out" "ok   step01 contract threads: 256x256x4096 1000x1000x999"
+    check_not_contains "gpu_tests: nothing failed" "$out" "FAIL"
 
     run_capture out rc with_gpu FAKE_GPU=below_cc "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
     check_exit "gpu_tests: every rung skipped is no pass" 1 "$rc"
@@ -437,6 +446,8 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_file_contains "gpu_tests: the harness's below-capability phrase" "$ROOT/harness/gpu_startup.h" \
         '#define GPU_BELOW_CC_TEXT  "needs compute capability"'
     check_file_contains "gpu_tests: matches that phrase" "$ROOT/tests/gpu_tests.sh" "grep -q 'needs compute capability'"
+    check_file_contains "gpu_tests: the contract test's one-GPU phrase" "$ROOT/tests/gpu_contract.c" "fewer than two CUDA devices of compute capability"
+    check_file_contains "gpu_tests: is the one it reads" "$ROOT/tests/gpu_tests.sh" 'grep -q "fewer than two CUDA devices" "$log"'
 }
 
 test_inspect_host() {
