@@ -16,11 +16,20 @@
  *      conflicts: lane (row r, slot kk) hits bank (4*kk + r) % 32.
  *   2. A pipeline of 3 shared-memory stages instead of 2: two tiles are in flight while one
  *      is computed. The fragments are still double-buffered in registers.
- *   3. A 128x256 block tile: 8 warps (2 x 4) of 64x64, 16x8 of C per thread (rung 10: 8x8).
+ *   3. A 128x256 block tile: 8 warps (4 x 2) of 32x128, 8x16 of C per thread (rung 10: 8x8).
  *      Per k step a thread issues 128 FFMA for 6 LDS.128 (rung 10: 64 for 4), and the block
  *      does 128*256/(128+256) = 85 FMAs per float it copies (rung 10: 64). The registers
  *      rung 10 spent on the staged float4s now hold accumulators: 128 + 48 fragment floats
- *      in ~214 registers, one block of 8 warps per SM.
+ *      in 233 registers, one block of 8 warps per SM.
+ *
+ * Why 8 rows of 16, not 16 rows of 8
+ *   The FFMAs keep rung 10's order, row by row (acc[i][0..15] += a[i] * b[0..15]). ptxas
+ *   marks a[i] .reuse along a row, so an FFMA reads one source from the operand reuse cache
+ *   and two from the register file; only the first FFMA of a row reads all three from the
+ *   file, where their banks may collide. Longer rows start half as often: in the K loop 98
+ *   of the 1024 FFMAs read three registers from the file with 8x16, 161 with 16x8
+ *   (cuobjdump, sm_90). Measured on an H100 (2026-11-26): 16x8 ran level with rung 10, 8x16
+ *   runs ahead of it (below). The order of the FFMAs itself is rung 12's lesson.
  *
  * The pipeline (tile t is commit group t)
  *   prologue: copy tiles 0 and 1, one commit each; wait_group(1); barrier.
@@ -57,14 +66,13 @@
  * Prediction (written before measuring, H200): 1.04x cuBLAS at 2048-8192: 92% FFMA issue
  * share, minus ~5% of barrier and bank stalls, times 97% wave quantization at 4096.
  *
- * Measured (H100, 2026-11-25, `make step=11 run`, ratio to cuBLAS in the same process): 0.349 /
- * 0.957 / 0.947 / 0.953 at 1024 / 2048 / 4096 / 8192; rung 10 in the same run 0.958 / 0.958 /
- * 0.950 at 2048-8192: level, not ahead. The prediction missed by the order of the FFMAs (rung
- * 12, +7%) and, at 1024, by 32 tiles for 132 SMs (rung 13). Column by column instead (fewer
- * register-bank stalls: 48 FFMAs a tile with two reads in one bank, not 85) is level too: the
- * warps wait for their fragments instead (H100, 2026-11-26: 0.949-0.951 at 4096, rung 10
- * 0.950-0.952). results/notes/step_11.md has more.
- * Resources (ptxas, sm_90): 225 registers, 37,248 bytes of shared memory, 0 spills.
+ * Measured (H100, 2026-11-26, ratio to cuBLAS in the same process, two short runs): 0.971-0.973
+ * / 0.961-0.962 / 0.980-0.987 at 2048 / 4096 / 8192; rung 10 in the same runs 0.957-0.961 /
+ * 0.950-0.953 / 0.956-0.959: ahead by 1.1-2.5%, short of the 1.04 predicted. The prediction
+ * missed by the order of the FFMAs (rung 12, +4-5%) and, at 1024, by 32 tiles for 132 SMs
+ * (rung 13). With 16x8 per thread, this rung's first form, it ran level with rung 10 (0.957 /
+ * 0.947 / 0.953, 2026-11-25). results/notes/step_11.md has more.
+ * Resources (ptxas, sm_90): 233 registers, 37,248 bytes of shared memory, 0 spills.
  */
 #include <stdint.h>
 
@@ -74,20 +82,20 @@
 
 /* ---- The tile ------------------------------------------------------------------------------ */
 #define BK        8  /* K depth of one shared-memory tile */
-#define WARPS_M   2  /* warps stacked along M in a block */
-#define WARP_N    64 /* cols of C one warp computes */
+#define WARPS_M   4  /* warps stacked along M in a block */
+#define WARP_N    128 /* cols of C one warp computes */
 #define LANES_M   4  /* a warp's 32 lanes form a 4 x 8 grid over its warp tile */
 #define LANES_N   8
 #define SUB       4 /* a thread's C is made of SUB x SUB sub-tiles, each read with LDS.128 */
-#define SUB_N     2 /* sub-tiles per thread along N, LANES_N*SUB = 32 cols apart */
-#define TN        (SUB_N * SUB) /* 8 cols of C per thread */
-#define TM_MAX    16 /* rows of C per thread */
+#define SUB_N     4 /* sub-tiles per thread along N, LANES_N*SUB = 32 cols apart */
+#define TN        (SUB_N * SUB) /* 16 cols of C per thread */
+#define TM_MAX    8  /* rows of C per thread */
 #define A_PAD     4  /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
 #define A_ROWS    4  /* rows of A each thread copies per K tile, one float each */
 
-/* 128x256, 8 warps (2 x 4) of 64x64, 16x8 of C per thread, 3 stages. */
-#define L_WARPS_N 4
-#define L_SUB_M   4
+/* 128x256, 8 warps (4 x 2) of 32x128, 8x16 of C per thread, 3 stages. */
+#define L_WARPS_N 2
+#define L_SUB_M   2
 #define L_STAGES  3
 #define L_BM      (WARPS_M * LANES_M * SUB * L_SUB_M) /* 128 */
 #define L_BN      (L_WARPS_N * WARP_N)                /* 256 */
@@ -159,7 +167,7 @@ static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned s
     p->b_src += p->b_tile_step;
 }
 
-/* The fragments of one k step: 16 (or 8) values of A's column, 8 of B's row, by LDS.128. */
+/* The fragments of one k step: 8 values of A's column, 16 of B's row, by LDS.128. */
 static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, const float *a_k,
                                                   const float *b_k, int sub_m)
 {
@@ -387,7 +395,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 #endif /* sm_80+ device code */
 
 /* Block b computes C tile b. One block of 256 threads per SM: 128 accumulators + 48 fragment
- * floats need ~214 registers. Below sm_80 it traps; the launcher never gets there. */
+ * floats need 233 registers. Below sm_80 it traps; the launcher never gets there. */
 template <int B16>
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_cp_async(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
