@@ -1,9 +1,10 @@
 /*
- * The 128x256 FFMA kernel of rungs 11-12 in pieces, for the rungs that schedule it (13, 14):
- * the tile sizes, the copy plan and copies (rung 11: cp.async, A transposed on the way in, B
- * by 16 or 4 bytes), the fragments of a k step, a thread's patch of C and the epilogue, and
- * the FFMA order measured in rung 12. Rungs 11 and 12 keep their own copies: there they are
- * the lesson. Each rung that includes this file writes its own K loop (tile_product()).
+ * The 128x256 FFMA kernel of rung 12 in pieces, for the rungs that schedule it (13, 14): the
+ * tile sizes (16x8 of C per thread, rung 12's), the copy plan and copies (rung 11: cp.async, A
+ * transposed on the way in, B by 16 or 4 bytes), the fragments of a k step, a thread's patch
+ * of C and the epilogue, and the FFMA order measured in rung 12. Rungs 11 and 12 keep their own
+ * copies: there they are the lesson. Each rung that includes this file writes its own K loop
+ * (tile_product()).
  */
 #ifndef SGEMM_LADDER_FFMA_TILE_CUH
 #define SGEMM_LADDER_FFMA_TILE_CUH

@@ -3,7 +3,12 @@
  * lets the operand reuse cache serve them.
  *
  * What changes from rung 11
- *   Only the order of the 128 FFMAs of a k step (FFMA_ORDER_16x8, used in tile_product()).
+ *   The order of the 128 FFMAs of a k step (FFMA_ORDER_16x8, used in tile_product()), and the
+ *   thread's share of C that it is written for: 16 rows of 8 (rung 11: 8 rows of 16; the
+ *   warps 2 x 4 of 64x64 instead of 4 x 2 of 32x128, the same 128x256 block tile). Rung 11's
+ *   row-by-row order pays for long rows; the serpentine below shares an operand between
+ *   every two FFMAs on either shape, and the order was searched on 16x8, the shape rungs
+ *   13-14 build on (on 8x16 a plain serpentine runs level with it: see "measured" below).
  *   Each accumulator still adds k = 0, 1, ..., K-1 in order, so the floats in C are the same;
  *   what changes is the machine code: ptxas schedules the loop and allocates its registers
  *   from the order it is given.
@@ -26,10 +31,12 @@
  *   warps then wait longer for the LDS.128 fragments and it runs no faster than row by row
  *   (H100, 4096, Nsight Compute, stalls per issued instruction; ratio to cuBLAS):
  *       order               dispatch  short scoreboard  barrier  issue slots busy  ratio
- *       row by row (11)       0.24          0.09          0.04         81.5%        0.946
+ *       row by row, 16x8      0.24          0.09          0.04         81.5%        0.946
+ *       row by row, 8x16 (11) 0.20          0.26          0.10        ~84.5%        0.962
  *       column by column      0.14          0.29          0.12         81.3%        0.950
  *       plain serpentine      0.16          0.16          0.06         85.4%        1.001
  *       measured order (12)   0.16          0.19          0.06         86.3%        1.014
+ *   (8x16: issue slots from its FMA pipe, 77.5%, and its 92% FFMA share; the rest are 16x8.)
  *
  * The order is measured, not derived
  *   Which column comes first, and in which order the rows run down it, changes nothing in
@@ -46,10 +53,14 @@
  * Prediction: +5-8% over rung 11 at 2048-8192 (the dispatch stalls of the row-by-row order
  * are ~0.22 cycles per instruction, the serpentine's ~0.15).
  *
- * Measured (H100, 2026-11-25, ratio to cuBLAS): 0.370 / 1.025 / 1.015 / 1.022 at 1024 / 2048 /
- * 4096 / 8192, +7% over rung 11. The plain serpentine in this kernel: 1.014 / 1.002 / 1.007 at
- * 2048-8192 (+1.1-1.5% for the measured order here; +2.0-2.6% in rung 13's kernel, whose SASS
- * is the one the order was searched on). 210 registers (sm_90), 0 spills.
+ * Measured (H100, 2026-11-26, `make step=12 run`, ratio to cuBLAS): 0.370 / 1.025 / 1.013 /
+ * 1.021 at 1024 / 2048 / 4096 / 8192: +4-6% over rung 11 (8x16, row by row), +7% over the same
+ * tile in 16x8 row by row. The plain serpentine in this kernel (2026-11-25): 1.014 / 1.002 /
+ * 1.007 at 2048-8192 (+1.1-1.5% for the measured order here; +2.0-2.6% in rung 13's kernel,
+ * whose SASS is the one the order was searched on). On rung 11's 8x16 (two short runs,
+ * 2026-11-26): columns outer with the 8 rows snaking 1.026-1.027 / 1.015-1.017 / 1.024-1.026
+ * at 2048-8192, level with this rung in the same runs (1.024-1.025 / 1.014 / 1.022-1.024);
+ * rows outer with the 16 columns snaking 0.941-0.951. 210 registers (sm_90), 0 spills.
  */
 #include <stdint.h>
 
@@ -70,7 +81,8 @@
 #define A_PAD     4  /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
 #define A_ROWS    4  /* rows of A each thread copies per K tile, one float each */
 
-/* 128x256, 8 warps (2 x 4) of 64x64, 16x8 of C per thread, 3 stages. */
+/* 128x256, 8 warps (2 x 4) of 64x64, 16x8 of C per thread, 3 stages. NEW: 16x8, not rung 11's
+ * 8x16: the shape FFMA_ORDER_16x8 below is written for. */
 #define L_WARPS_N 4
 #define L_SUB_M   4
 #define L_STAGES  3
@@ -144,7 +156,7 @@ static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned s
     p->b_src += p->b_tile_step;
 }
 
-/* The fragments of one k step: 16 (or 8) values of A's column, 8 of B's row, by LDS.128. */
+/* The fragments of one k step: 16 values of A's column, 8 of B's row, by LDS.128. */
 static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, const float *a_k,
                                                   const float *b_k, int sub_m)
 {
