@@ -24,9 +24,9 @@
  *
  * Why 8 rows of 16, not 16 rows of 8
  *   The FFMAs keep rung 10's order, row by row (acc[i][0..15] += a[i] * b[0..15]). ptxas
- *   marks a[i] .reuse along a row, so an FFMA reads one source from the operand reuse cache
- *   and two from the register file; only the first FFMA of a row reads all three from the
- *   file, where their banks may collide. Longer rows start half as often: in the K loop 98
+ *   can mark a[i] .reuse along a row, so that an FFMA reads one source from the operand reuse
+ *   cache and two from the register file; a row's first FFMA reads all three from the file,
+ *   where their banks may collide. Longer rows start half as often: in the K loop 98
  *   of the 1024 FFMAs read three registers from the file with 8x16, 161 with 16x8
  *   (cuobjdump, sm_90). Measured on an H100 (2026-11-26): 16x8 ran level with rung 10, 8x16
  *   runs ahead of it (below). The order of the FFMAs itself is rung 12's lesson.
