@@ -595,8 +595,11 @@ static void run_devices(int m, int n, int k)
 
     const int used = usable_devices(dev);
     if (used < 2) {
-        printf("skip %s: fewer than two CUDA devices of compute capability %d.%d or more (%d)\n",
-               label, rung->min_cc / 10, rung->min_cc % 10, used);
+        if (rung->min_cc > 0)
+            printf("skip %s: fewer than two CUDA devices of compute capability %d.%d or more (%d)\n",
+                   label, rung->min_cc / 10, rung->min_cc % 10, used);
+        else
+            printf("skip %s: fewer than two CUDA devices (%d)\n", label, used);
         fflush(stdout);
         exit(EXIT_SKIP);
     }

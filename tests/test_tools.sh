@@ -446,7 +446,7 @@ echo "========= ERROR SUMMARY: 0 errors"
     check_file_contains "gpu_tests: the harness's below-capability phrase" "$ROOT/harness/gpu_startup.h" \
         '#define GPU_BELOW_CC_TEXT  "needs compute capability"'
     check_file_contains "gpu_tests: matches that phrase" "$ROOT/tests/gpu_tests.sh" "grep -q 'needs compute capability'"
-    check_file_contains "gpu_tests: the contract test's one-GPU phrase" "$ROOT/tests/gpu_contract.c" "fewer than two CUDA devices of compute capability"
+    check_file_contains "gpu_tests: the contract test's one-GPU phrase" "$ROOT/tests/gpu_contract.c" "fewer than two CUDA devices"
     check_file_contains "gpu_tests: is the one it reads" "$ROOT/tests/gpu_tests.sh" 'grep -q "fewer than two CUDA devices" "$log"'
 }
 
