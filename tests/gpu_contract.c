@@ -511,37 +511,45 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Starts a thread per worker, all launching together behind one barrier, and waits for them. */
+static void run_workers(struct worker *w, int count)
+{
+    pthread_t tid[MAX_TEST_DEVICES > THREADS ? MAX_TEST_DEVICES : THREADS];
+    pthread_barrier_t start;
+    int e;
+
+    if ((e = pthread_barrier_init(&start, NULL, (unsigned)count)) != 0)
+        fail("pthread_barrier_init: %s", strerror(e));
+    for (int t = 0; t < count; t++) {
+        w[t].start = &start;
+        if ((e = pthread_create(&tid[t], NULL, worker_main, &w[t])) != 0)
+            fail("pthread_create: %s", strerror(e));
+    }
+    for (int t = 0; t < count; t++)
+        if ((e = pthread_join(tid[t], NULL)) != 0)
+            fail("pthread_join: %s", strerror(e));
+    pthread_barrier_destroy(&start);
+}
+
 static void run_threads(int m, int n, int k)
 {
     struct problem p[THREADS];
     struct worker w[THREADS];
-    pthread_t tid[THREADS];
-    pthread_barrier_t start;
     cudaStream_t seq;
     char what[96];
-    int e;
 
     for (int t = 0; t < THREADS; t++) {
         problem_init(&p[t], m, n, k, 11 + t);
         w[t].index = t;
         w[t].device = 0;
         w[t].p = &p[t];
-        w[t].start = &start;
         for (int r = 0; r < THREAD_ROUNDS; r++)
             w[t].out[r] = device_alloc((size_t)m * (size_t)n);
     }
     float *want = host_alloc(c_bytes(&p[0])), *got = host_alloc(c_bytes(&p[0]));
 
     /* The threads make the process's first launches, together. */
-    if ((e = pthread_barrier_init(&start, NULL, THREADS)) != 0)
-        fail("pthread_barrier_init: %s", strerror(e));
-    for (int t = 0; t < THREADS; t++)
-        if ((e = pthread_create(&tid[t], NULL, worker_main, &w[t])) != 0)
-            fail("pthread_create: %s", strerror(e));
-    for (int t = 0; t < THREADS; t++)
-        if ((e = pthread_join(tid[t], NULL)) != 0)
-            fail("pthread_join: %s", strerror(e));
-    pthread_barrier_destroy(&start);
+    run_workers(w, THREADS);
 
     /* The same problems one after another on one stream, from this thread. */
     CHECK(cudaStreamCreateWithFlags(&seq, cudaStreamNonBlocking));
@@ -588,10 +596,7 @@ static void run_devices(int m, int n, int k)
     int dev[MAX_TEST_DEVICES];
     struct problem p[MAX_TEST_DEVICES];
     struct worker w[MAX_TEST_DEVICES];
-    pthread_t tid[MAX_TEST_DEVICES];
-    pthread_barrier_t start;
     char what[96];
-    int e;
 
     const int used = usable_devices(dev);
     if (used < 2) {
@@ -610,7 +615,6 @@ static void run_devices(int m, int n, int k)
         w[t].index = t;
         w[t].device = dev[t];
         w[t].p = &p[t];
-        w[t].start = &start;
         for (int r = 0; r < THREAD_ROUNDS; r++)
             w[t].out[r] = device_alloc((size_t)m * (size_t)n);
     }
@@ -618,15 +622,7 @@ static void run_devices(int m, int n, int k)
 
     /* The threads make the rung's first launches on every device, together: what the rung
      * keeps per device is made on all of them at once. */
-    if ((e = pthread_barrier_init(&start, NULL, (unsigned)used)) != 0)
-        fail("pthread_barrier_init: %s", strerror(e));
-    for (int t = 0; t < used; t++)
-        if ((e = pthread_create(&tid[t], NULL, worker_main, &w[t])) != 0)
-            fail("pthread_create: %s", strerror(e));
-    for (int t = 0; t < used; t++)
-        if ((e = pthread_join(tid[t], NULL)) != 0)
-            fail("pthread_join: %s", strerror(e));
-    pthread_barrier_destroy(&start);
+    run_workers(w, used);
 
     /* Each problem again alone on its device, from this thread, one device after another. */
     for (int t = 0; t < used; t++) {
