@@ -23,10 +23,10 @@
  *      in 233 registers, one block of 8 warps per SM.
  *
  * Why 8 rows of 16, not 16 rows of 8
- *   The FFMAs keep rung 10's order, row by row (acc[i][0..15] += a[i] * b[0..15]). ptxas
- *   can mark a[i] .reuse along a row, so that an FFMA reads one source from the operand reuse
- *   cache and two from the register file; a row's first FFMA reads all three from the file,
- *   where their banks may collide. Longer rows start half as often: in the K loop 98
+ *   The FFMAs keep the order of rungs 09-10, row by row (acc[i][0..15] += a[i] * b[0..15]).
+ *   ptxas can mark a[i] .reuse along a row, so that an FFMA reads one source from the operand
+ *   reuse cache and two from the register file; a row's first FFMA reads all three from the
+ *   file, where their banks may collide. Longer rows start half as often: in the K loop 98
  *   of the 1024 FFMAs read three registers from the file with 8x16, 161 with 16x8
  *   (cuobjdump, sm_90). Measured on an H100 (2026-11-26): 16x8 ran level with rung 10, 8x16
  *   runs ahead of it (below). The order of the FFMAs itself is rung 12's lesson.
@@ -299,7 +299,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
         p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
     } else {
         b_col = tid % bn;
-        b_kr = tid / bn; /* 0: bn == threads in both tiles */
+        b_kr = tid / bn; /* 0: bn == threads (256) */
         p.b_bytes = b_col < cols_left ? 4 : 0;
     }
     const float *b_col_ptr = g->B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);

@@ -6,9 +6,10 @@
  *   The order of the 128 FFMAs of a k step (FFMA_ORDER_16x8, used in tile_product()), and the
  *   thread's share of C that it is written for: 16 rows of 8 (rung 11: 8 rows of 16; the
  *   warps 2 x 4 of 64x64 instead of 4 x 2 of 32x128, the same 128x256 block tile). Rung 11's
- *   row-by-row order pays for long rows; the serpentine below shares an operand between
- *   every two FFMAs on either shape, and the order was searched on 16x8, the shape rungs
- *   13-14 build on (on 8x16 a plain serpentine runs level with it: see "measured" below).
+ *   row-by-row order gains from long rows (a[i] is reused along a row); the serpentine below
+ *   shares an operand between each FFMA and the next, so the row length no longer matters: on
+ *   8x16 a plain serpentine runs level with this rung ("measured" below). The order was
+ *   searched on 16x8, the shape rungs 13-14 build on, so this rung keeps it.
  *   Each accumulator still adds k = 0, 1, ..., K-1 in order, so the floats in C are the same;
  *   what changes is the machine code: ptxas schedules the loop and allocates its registers
  *   from the order it is given.
@@ -20,12 +21,12 @@
  *   read them: in Nsight Compute a "dispatch stall". Each source slot also has a small
  *   operand reuse cache: an operand marked .reuse in SASS is kept for the next instruction
  *   that reads the same register in the same slot, and is not read from the file again.
- *   Rung 11's row-by-row order (acc[i][0..7] += a[i] * b[0..7]) reuses a[i] seven times in a
- *   row, then switches. Column by column with the rows snaking down and up (the
- *   "serpentine" order of CUTLASS's warp-level FFMA loops), every FFMA shares an operand with
- *   the one before it, at the turns too, so ptxas can mark most of them .reuse: fewer reads
- *   from the banks, fewer conflicts. Measured on an H200 at 4096: the dispatch stalls sampled
- *   on the FFMAs fell from 0.22 to 0.15 per instruction, +6-7% over the row-by-row order.
+ *   The row-by-row order on 16x8 (rung 11's first form: acc[i][0..7] += a[i] * b[0..7]) reuses a[i]
+ *   seven times in a row, then switches. Column by column with the rows snaking down and up (the
+ *   "serpentine" order of CUTLASS's warp-level FFMA loops), every FFMA shares an operand with the
+ *   one before it, at the turns too, so ptxas can mark most of them .reuse: fewer reads from the
+ *   banks, fewer conflicts. Measured on an H200 at 4096: the dispatch stalls sampled on the FFMAs
+ *   fell from 0.22 to 0.15 per instruction, +6-7% over the row-by-row order.
  *   Reuse alone is not enough. Column by column without the snake (b[j] reused down each
  *   column, both operands switched at the 7 turns) cuts the bank stalls as much, yet its
  *   warps then wait longer for the LDS.128 fragments and it runs no faster than row by row
@@ -36,7 +37,8 @@
  *       column by column      0.14          0.29          0.12         81.3%        0.950
  *       plain serpentine      0.16          0.16          0.06         85.4%        1.001
  *       measured order (12)   0.16          0.19          0.06         86.3%        1.014
- *   (8x16: issue slots from its FMA pipe, 77.5%, and its 92% FFMA share; the rest are 16x8.)
+ *   (The 8x16 issue-slot figure is estimated as FMA pipe 77.5% / 92% FFMA share; all other
+ *   rows are 16x8 builds.)
  *
  * The order is measured, not derived
  *   Which column comes first, and in which order the rows run down it, changes nothing in
@@ -44,14 +46,15 @@
  *   to 1.03x cuBLAS at 4096 on an H200; none of the static counts tried (register reads,
  *   bank conflicts, how early each LDS.128 issues) ranks them. The order below is the
  *   fastest of them, with rows 10 and 12 then swapped (the best of 52 neighbours on an H100):
- *   +2.0-2.3% (H200, 2026-11-22) at 2048-8192 over the plain serpentine (columns 0..7,
- *   rows 0..15 down and up). It is tuned to this compiler (CUDA 13.0); another ptxas may
- *   schedule it differently; results/notes/step_12.md keeps the plain serpentine to compare.
+ *   +2.0-2.3% (H200, 2026-11-22, in the kernel rung 13 now runs) at 2048-8192 over the plain
+ *   serpentine (columns 0..7, rows 0..15 down and up). It is tuned to this compiler (CUDA 13.0);
+ *   another ptxas may schedule it differently; results/notes/step_12.md keeps the plain serpentine
+ *   to compare.
  *
  * Edges, alignment, the pipeline and the copies: exactly rung 11's.
  *
- * Prediction: +5-8% over rung 11 at 2048-8192 (the dispatch stalls of the row-by-row order
- * are ~0.22 cycles per instruction, the serpentine's ~0.15).
+ * Prediction: +5-8% over rung 11 (its 16x8 form) at 2048-8192 (the dispatch stalls of the
+ * row-by-row order are ~0.22 cycles per instruction, the serpentine's ~0.15).
  *
  * Measured (H100, 2026-11-26, `make step=12 run`, ratio to cuBLAS): 0.370 / 1.025 / 1.013 /
  * 1.021 at 1024 / 2048 / 4096 / 8192: +4-6% over rung 11 (8x16, row by row), +7% over the same
@@ -307,7 +310,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
         p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
     } else {
         b_col = tid % bn;
-        b_kr = tid / bn; /* 0: bn == threads in both tiles */
+        b_kr = tid / bn; /* 0: bn == threads (256) */
         p.b_bytes = b_col < cols_left ? 4 : 0;
     }
     const float *b_col_ptr = g->B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);
@@ -403,7 +406,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 #endif /* sm_80+ device code */
 
 /* Block b computes C tile b. One block of 256 threads per SM: 128 accumulators + 48 fragment
- * floats need ~214 registers. Below sm_80 it traps; the launcher never gets there. */
+ * floats need 210 registers. Below sm_80 it traps; the launcher never gets there. */
 template <int B16>
 __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_ffma_order(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
