@@ -39,9 +39,8 @@
  *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
  *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
  *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.37 u at
- *   4096 (cuBLAS 5.62 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's
- *   way (FADD per k8 step, the small terms in a second tensor-core accumulator): 2.1 u, and
- *   eight times the FADDs.
+ *   4096 (cuBLAS 5.62 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's way
+ *   (FADD per k8 step, small terms in a second tensor-core accumulator): 2.1 u, 8x the FADDs.
  *
  * Inf, NaN and the tail of the float range
  *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
@@ -59,6 +58,9 @@
  *   (K x N in shared memory, K-major in the mma) are read with plain LDS, and A's with LDS.128
  *   (next section). The small part of an x below ~2^-115 is subnormal and may be lost: an
  *   error below 2^-126 |b| per term, far under u of any sum that is not itself that tiny.
+ *   Why the cross terms stay TF32: one bf16 mma.m16n8k16 takes both of a k8 step (slot pairs
+ *   (a_small, a), (b, b_small)) and ran 1.70x at 4096, but bf16's 8 bits leave ~2^-19 |a b| a
+ *   product: checks failed at K <= 4, the precision gate at K <= 128 (results/notes/step_15.md).
  *
  * Fragments in a k order of our choosing
  *   An mma sums its eight k at once, so which k of the K tile a lane's fragment slots hold is
@@ -77,10 +79,10 @@
  *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (144
  *   KB; 32 deep, 80 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
  *   chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over 32-deep tiles
- *   in three stages (there the scheduler found no eligible warp 63% of the time and the
- *   tensor pipe was busy 55%: Nsight Compute at 4096). The block splits each fragment it reads
- *   as it loads it from shared memory (splitting each element once per block into a split
- *   copy in shared memory measured slower: 1.001 against 1.17 at 4096, 32-deep tiles).
+ *   in three stages (there no warp was eligible 63% of the time, the tensor pipe busy 55%:
+ *   Nsight Compute at 4096). The block splits each fragment as it loads it from shared memory
+ *   (a split copy in shared memory, each element split once a block, ran 1.001x against 1.17x
+ *   at 4096, 32-deep tiles).
  *
  * Filling the SMs, as rung 13 does: one block per SM, so where the tiles leave SMs idle or a
  *   last round half empty (fewer than two rounds), K is split by a cost in whole rounds of K
@@ -91,14 +93,13 @@
  *   the second block going on from the first's raw sums, so C has a whole tile's floats. A
  *   share is straight code, three pieces at most: around a loop, every K tile ran 17% slower.
  *
- * Prediction: the mma.sync TF32 ceiling measured on an H200 is ~320 TFLOP/s, so three products
- *   per step cap this rung at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (with cvt.rna: nine
- *   instructions an element) and the FADDs take issue slots beside the mma: near 1.0x. For
- *   the k order above: 6% fewer instructions in the loop, +5%. For cvt.rn on sm_90: a K
- *   tile's loop 14% shorter (1340 -> 1148 SASS instructions, 192 F2FP for 384 IADD and LOP3),
- *   +4-7% (a split by truncation, also one instruction fewer an element, measured +5%).
- *   For stream-K (its cost model, split_slices() and stream_k_cost()): 4096 +2.3%, 8192
- *   +3.0%, 3072 +11%, 2048x11008x4096 +4.7%; 2048 (1.94 rounds) whole tiles as before.
+ * Prediction: the mma.sync TF32 ceiling measured on an H200 (~320 TFLOP/s) caps three products
+ *   a step at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (cvt.rna: nine instructions an
+ *   element) and the FADDs take issue slots beside the mma: near 1.0x. The k order: 6% fewer
+ *   instructions in the loop, +5%. cvt.rn on sm_90: a K tile's loop 14% shorter (1340 -> 1148
+ *   SASS instructions, 192 F2FP for 384 IADD and LOP3), +4-7%. Stream-K (its cost model,
+ *   split_slices() and stream_k_cost()): 4096 +2.3%, 8192 +3.0%, 3072 +11%, 2048x11008x4096
+ *   +4.7%; 2048 (1.94 rounds) whole tiles as before.
  *
  * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.256 / 1.363 /
  *   1.468 / 1.416 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 with 11-15% spreads), 43-75
@@ -110,13 +111,12 @@
  *   +12%, 5120 +6%, 2048x11008x4096 +5%, 1536 +52% (the model: +2.3, +3.0, +11, +6.4, +4.7,
  *   +37%). Every 256 from 1024 to 8192 1.25-1.71x (1.43 at 4096, 1.48 at 8192); the shape set
  *   1.16-1.58x wherever K >= 1024 (0.96 at 4096x4096x128). TF32 alone (big x big only; the
- *   build before the k order): 2.245x, 475.7 u. The HMMAs alone (whole tiles without loads or
- *   splits: wrong sums) ran 1.46-1.49x at 4096 and 1.50-1.53x at 8192. They run near the
- *   ceiling of their operands: mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma
- *   reads the same registers (all .reuse) and 255 with this rung's pattern, 4 A x 4 B
- *   fragments big and small (a stand-alone kernel): three products a step then cap the rung
- *   at ~85 TFLOP/s, ~1.65x, not 2.08x. On an H200 (same code): 1.46 at 4096, 1.49-1.50 at
- *   8192. 215-249 registers (sm_80-90), 0 spills.
+ *   build before the k order): 2.245x, 475.7 u. The HMMAs alone (no loads or splits: wrong
+ *   sums) ran 1.46-1.49x at 4096 and 1.50-1.53x at 8192, near their operands' ceiling:
+ *   mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma reads the same registers and
+ *   255 with this rung's 4 A x 4 B fragments (a stand-alone kernel): ~85 TFLOP/s for three
+ *   products, ~1.65x, not 2.08x. H200 (same code): 1.46 at 4096, 1.49-1.50 at 8192.
+ *   215-249 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
