@@ -59,8 +59,8 @@
  *   (next section). The small part of an x below ~2^-115 is subnormal and may be lost: an
  *   error below 2^-126 |b| per term, far under u of any sum that is not itself that tiny.
  *   Why the cross terms stay TF32: one bf16 mma.m16n8k16 takes both of a k8 step (slot pairs
- *   (a_small, a), (b, b_small)) and ran 1.70x at 4096, but bf16's 8 bits leave ~2^-19 |a b| a
- *   product: checks failed at K <= 4, the precision gate at K <= 128 (results/notes/step_15.md).
+ *   (a_small, a), (b, b_small)) and ran ~1.7x at 4096, but bf16's 8 bits leave ~2^-19 |a b| a
+ *   product: it failed the checks at K <= 4, the gate at K = 8, 32, 128 (results/notes/step_15.md).
  *
  * Fragments in a k order of our choosing
  *   An mma sums its eight k at once, so which k of the K tile a lane's fragment slots hold is
