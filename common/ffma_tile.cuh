@@ -14,11 +14,12 @@
 
 #define BK        8  /* K depth of one shared-memory tile */
 #define WARPS_M   2  /* warps stacked along M in a block */
-#define WARP_N    64 /* cols of C one warp computes */
+#define WARP_N    64 /* cols of C one warp computes: WARP_COLS(SUB_N) */
 #define LANES_M   4  /* a warp's 32 lanes form a 4 x 8 grid over its warp tile */
 #define LANES_N   8
 #define SUB       4 /* a thread's C is made of SUB x SUB sub-tiles, each read with LDS.128 */
 #define SUB_N     2 /* sub-tiles per thread along N, LANES_N*SUB = 32 cols apart */
+#define WARP_COLS(sub_n) (LANES_N * SUB * (sub_n)) /* a warp tile's cols, sub_n sub-tiles across */
 #define TN        (SUB_N * SUB) /* 8 cols of C per thread */
 #define TM_MAX    16 /* rows of C per thread */
 #define A_PAD     4  /* a_tile rows are BM+4 floats long: conflict-free transposing copies */
@@ -44,9 +45,10 @@ struct gemm_args {
     int ldc;
 };
 /* A kernel's shape, constant at every call (all below is inlined): every loop unrolls, every
- * array stays in registers. sub_m: 4x4 sub-tiles a thread along M; b16: 16-byte copies of B. */
+ * array stays in registers. sub_m, sub_n: 4x4 sub-tiles a thread along M, N (sub_n is SUB_N but
+ * in rung 14's 64x64 tile); b16: 16-byte copies of B. */
 struct shape {
-    int warps_n, sub_m, stages, b16;
+    int warps_n, sub_m, stages, b16, sub_n;
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* sm_80+ device code (cp.async) */
@@ -84,9 +86,9 @@ static __device__ __forceinline__ void copy_tile(struct copy_plan *p, unsigned s
     p->b_src += p->b_tile_step;
 }
 
-/* The fragments of one k step: 16 (or 8) values of A's column, 8 of B's row, by LDS.128. */
+/* The fragments of one k step: 16 (or 8) values of A's column, 8 (or 4) of B's row, by LDS.128. */
 static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, const float *a_k,
-                                                  const float *b_k, int sub_m)
+                                                  const float *b_k, int sub_m, int sub_n)
 {
 #pragma unroll
     for (int s = 0; s < sub_m; ++s) { /* sub-tile s: rows 16*s + 0..3 of the warp tile */
@@ -95,7 +97,7 @@ static __device__ __forceinline__ void load_frags(float *frag_a, float *frag_b, 
         frag_a[4 * s + 2] = v.z; frag_a[4 * s + 3] = v.w;
     }
 #pragma unroll
-    for (int q = 0; q < SUB_N; ++q) { /* sub-tile q: cols 32*q + 0..3 of the warp tile */
+    for (int q = 0; q < sub_n; ++q) { /* sub-tile q: cols 32*q + 0..3 of the warp tile */
         const float4 v = *(const float4 *)(b_k + q * LANES_N * SUB);
         frag_b[4 * q + 0] = v.x; frag_b[4 * q + 1] = v.y;
         frag_b[4 * q + 2] = v.z; frag_b[4 * q + 3] = v.w;
@@ -112,7 +114,7 @@ static __device__ __forceinline__ void thread_patch(struct shape sh, int *row0, 
     const int lane_m = (lane / 2) % LANES_M;
     const int lane_n = (lane / 8) * 2 + lane % 2;
     *row0 = warp_m * (bm / WARPS_M) + lane_m * SUB;
-    *col0 = warp_n * WARP_N + lane_n * SUB;
+    *col0 = warp_n * WARP_COLS(sh.sub_n) + lane_n * SUB;
 }
 
 /* C[row][col .. col+3] := alpha*v + beta*C, a float4 where it can, else by float; beta 0: no C */
@@ -148,7 +150,7 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
                                                float acc[TM_MAX][TN])
 {
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
-    const int bn = sh.warps_n * WARP_N;
+    const int bn = sh.warps_n * WARP_COLS(sh.sub_n);
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
 #pragma unroll
@@ -160,7 +162,7 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
                 continue;
             float *c_row = g->C + (size_t)(tile_m * bm + row) * g->ldc + tile_n * bn;
 #pragma unroll
-            for (int q = 0; q < SUB_N; ++q)
+            for (int q = 0; q < sh.sub_n; ++q)
                 store_c4(g, c_row, col0 + q * LANES_N * SUB, cols_left, c_vec,
                          &acc[s * SUB + r][q * SUB]);
         }

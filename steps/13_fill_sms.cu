@@ -305,7 +305,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     }
     cp_async_wait(stages - 2);
     __syncthreads();
-    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m);
+    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m, sh.sub_n);
     if (init_slot) {
         wait_flag(init_flag);
         load_partial(sh, init_slot, acc, 0);
@@ -329,7 +329,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
             }
             const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
             const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
-            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m);
+            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m, sh.sub_n);
             if (tm == TM_MAX) { /* FFMA order (rung 12): measured here, serpentine below */
 #define X(i, j) acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
                 FFMA_ORDER_16x8
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
 {
 #if HAS_CP_ASYNC
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16};
+    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
     tile_product(sh, &g, (int)blockIdx.x, 0, (g.K - 1) / BK + 1, NULL, NULL, NULL, NULL, NULL);
 #elif defined(__CUDA_ARCH__)
     __trap();
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
     const int kt = (K - 1) / BK + 1, s = (int)blockIdx.y, slices = (int)gridDim.y;
     const struct gemm_args g = {M, N, K, 1.0f, A, lda, B, ldb, 0.0f, work + (size_t)s * M * ldw,
                                 ldw};
-    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16};
+    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16, SUB_N};
     tile_product(sh, &g, (int)blockIdx.x, (int)((long long)kt * s / slices),
                  (int)((long long)kt * (s + 1) / slices), NULL, NULL, NULL, NULL, NULL);
 #elif defined(__CUDA_ARCH__)
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 {
 #if HAS_CP_ASYNC
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16};
+    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16, SUB_N};
     stream_k_body(sh, &g, &sk);
 #elif defined(__CUDA_ARCH__)
     __trap();
@@ -500,7 +500,7 @@ __global__ void __launch_bounds__(S_THREADS, 4)
 {
 #if HAS_CP_ASYNC
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {S_WARPS_N, S_SUB_M, S_STAGES, B16};
+    const struct shape sh = {S_WARPS_N, S_SUB_M, S_STAGES, B16, SUB_N};
     const int kt = (g.K - 1) / BK + 1;
     const int tiles = (int)gridDim.x / sp.slices;
     const int tile = (int)blockIdx.x % tiles;

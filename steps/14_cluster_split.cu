@@ -10,54 +10,52 @@
  *    memory. So (cluster_finish()) each slice parks its sums in its own shared memory; one
  *    cluster barrier replaces the slots, fences and count; every slice adds up 1/slices of the
  *    tile, slices 0, 1, ... in order (rung 13's floats); a second barrier keeps the shared
- *    memory alive until all are done. No workspace: a captured call splits as a direct one. A
- *    cluster never spans two GPCs, so fewer clusters of s fit than SMs / s: the launcher asks
- *    the driver how many (cudaOccupancyMaxActiveClusters, a probe holding over half an SM's
- *    shared memory) and the cost model counts the blocks on the busiest SM (split_slices()).
+ *    memory alive until all are done. No workspace: a captured call splits as a direct one.
+ *    A cluster never spans two GPCs: fewer clusters of s fit than SMs / s. The launcher asks
+ *    how many (cudaOccupancyMaxActiveClusters, a probe with over half an SM's shared memory).
  * 2. Programmatic dependent launch: a kernel launched with that attribute may start once every
  *    block of the kernel ahead on the stream has run griddepcontrol.launch_dependents (at the
- *    top of the whole-tile kernel), not when it ends; griddepcontrol.wait holds it
- *    until the kernels ahead are done. So the whole-tile kernel, rung 12's K loop (214
- *    registers), can run pieces of a product side by side, each launched as a GEMM of its own
- *    on offset pointers, where rung 13 needed kernels of their own (227-241 registers, slower
- *    per K tile):
+ *    top of the whole-tile kernel), not when it ends; griddepcontrol.wait holds it until the
+ *    kernels ahead are done. So the whole-tile kernel, rung 12's K loop (214 registers), can
+ *    run pieces of a product side by side, each launched as a GEMM of its own on offset
+ *    pointers, where rung 13 needed kernels of their own (227-241 registers, slower a K tile):
  *    - the uneven tail, where the 128x256 tiles fill whole rounds and more than half of one
  *      more (4096^2: 512 tiles, 3 rounds of 132 and 116): each last-round tile is cut once
  *      along K, a long piece (kt - js K tiles; C with beta) holding an SM, a short one (js,
- *      into a workspace) running, one after another with the others, on the SMs the round
- *      leaves free (4096: 460 and 52 of 512, 8 waves of 16; uneven_tail() balances js). The
- *      short pieces start as soon as every long one holds an SM; sgemm_add_pieces() starts
- *      then too, waits, and adds the short sums to C; the whole tiles fill the SMs as the
- *      pieces end. The add sums two slices, like a split: the same floats on every run;
+ *      into a workspace) running after the others on the SMs the round leaves free (4096: 460
+ *      and 52 of 512, 8 waves of 16; uneven_tail() balances js). The short pieces start when
+ *      every long one holds an SM; sgemm_add_pieces() starts then, waits, and adds the short
+ *      sums to C (two slices, the same floats every run); the whole tiles fill in behind;
  *    - the large tile's split-K (rung 13's large_split()) up to 8 slices: one launch a slice;
- *    - the 64x128 tile's split-K the same way (small_slabs()), where its slices would share
- *      SMs: 4096x128x4096 is 64 tiles, 4 slices of 256 blocks, two an SM. A block of 4 warps
- *      (one a scheduler) alone on an SM idles it between its own instructions; two keep it
- *      ~8% busier (measured). The cluster split holds one block of each tile per SM.
+ *    - the 64x128 tile's split-K the same way (small_slabs()), where slices share SMs
+ *      (4096x128x4096: 64 tiles, 4 slices, two blocks an SM): a lone block of 4 warps idles its
+ *      SM between its own instructions, two keep it ~8% busier (a cluster split: one an SM).
  *    One stream, no host wait: a CUDA graph captures the programmatic edges.
+ * 3. Where C is tiny, the cluster split runs on a 64x64 tile of 4 warps, 8x4 of C a thread
+ *    (64x128: 8x8): twice the tiles at the same slices, each block's K loop half the FFMAs. A
+ *    block alone on an SM (one warp a scheduler) goes at the pace of its own chain, so its K
+ *    tile takes 66% of a 64x128 block's (T_KT_COST: 64x256x16384, 8 slices, a block an SM, 71.6
+ *    against 108 us). split_slices() prices both; 64x64 wins at 128-256 and 512 squares and
+ *    for one row or column of tiles (4096x64x4096, 64x1024x1024).
  *
- * Why the hardware rewards it: at 256^2 the global chain is most of the run (a build that
- * skipped it, wrong C, ran 9.0 us instead of 13.8 on the H200); in a cluster the sums never
- * leave the GPC. At 4096^2 a round takes ~650 us and the last leaves 16 of 132 SMs idle; the
- * cut plans it to end at 460/512 of a round, in rung 12's kernel (stream-K's is slower per
- * tile). Measured (H100): 2.538 ms against 2.593 for 4 whole rounds, the last in ~0.92.
+ * Why the hardware rewards it: at 256^2 the global chain is most of the run (a build that skipped
+ * it, wrong C, ran 9.0 us instead of 13.8 on the H200); in a cluster the sums never leave the GPC.
+ * At 4096^2 a round takes ~650 us and the last leaves 16 of 132 SMs idle; the cut ends it at
+ * 460/512 of a round, in rung 12's kernel (stream-K's is slower): 2.538 ms (H100) against 2.593.
  *
- * The kernels (ptxas sm_90, no spills): cluster split 143 registers, 3 blocks per SM; the add
- * 78 x 128 threads, so that its waiting blocks fit beside a whole-tile block (214 x 256).
+ * The kernels (ptxas sm_90, no spills): cluster split 143 registers (64x64: 104), 3 blocks per SM;
+ * the add 78 x 128 threads, so that its waiting blocks fit beside a whole-tile block.
  * Predicted: clusters (H200) 256^2 13.8 -> ~10 us, 768^2 36 -> ~32; uneven tail 4096 +2.5%;
- * small-tile slabs (from slices forced by hand) 4096x128x4096 0.92 -> ~1.0, 128x4096x4096
- * 0.965 -> ~0.99.
- * Measured (ratio to cuBLAS): clusters (H200, global slots -> clusters) 128 0.78 -> 1.05, 256
- * 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail (H100, 2026-11-26, beside
- * the rung without it) 4096 1.026 -> 1.048-1.051, 8192 1.050 -> 1.053, 2816 1.03 -> 1.11, 5376
- * 1.050 -> 1.066, 2048x4096x11008 1.031 -> 1.061 (H200, an earlier add: 4096 1.033 -> 1.056);
- * the early slices (H100) 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536 0.94 -> 1.00; the
- * small-tile slabs (H100, beside the rung without them, two runs) 4096x128x4096 0.912-0.917 ->
- * 1.006-1.010, 128x4096x4096 0.964 -> 0.983-0.990, 896^3 0.87 -> 1.03, 1536^3 1.055 -> 1.125,
- * 2048x128x16384 0.66 -> 0.98; 512x512x8192 0.986 -> 0.978, 64x2176x4096 1.553 -> 1.539;
- * the sum's rows flattened and its slabs shared out (H100, beside it, two runs) 256x256x16384
- * 59.3-59.9 -> 57.3-59.2 us, 256x256x65536 182.8-184.8 -> 180.8, 4096x128x4096 100.6-101.4 ->
- * 99.2-99.5 us.
+ * small-tile slabs (slices forced by hand) 4096x128x4096 0.92 -> ~1.0, 128x4096x4096 0.965 ->
+ * ~0.99; the 64x64 tile (forced by hand) 512^2 18.0 -> ~15.8 us.
+ * Measured (ratio to cuBLAS; H100 but where said, each beside the rung without it): clusters (H200)
+ * 128 0.78 -> 1.05, 256 0.87 -> 1.20, 512 0.95 -> 1.00, 768 1.03 -> 1.15; the uneven tail 4096
+ * 1.026 -> 1.048-1.051, 8192 1.050 -> 1.053, 2816 1.03 -> 1.11, 5376 1.050 -> 1.066,
+ * 2048x4096x11008 1.031 -> 1.061; the early slices 1024x1024x16384 0.95 -> 1.01, 1024x1024x65536
+ * 0.94 -> 1.00; the small-tile slabs 4096x128x4096 0.912-0.917 -> 1.006-1.010, 128x4096x4096 0.964
+ * -> 0.983-0.990, 896^3 0.87 -> 1.03, 1536^3 1.055 -> 1.125, 2048x128x16384 0.66 -> 0.98,
+ * 512x512x8192 0.986 -> 0.978; the 64x64 tile 512 1.01 -> 1.16 (17.6 -> 15.5 us), 256 10.4 -> 9.5
+ * us, 4096x64x4096 0.68 -> 0.80-0.94, 64x1024x1024 0.97-0.99 -> 1.11-1.14, 64x256x4096 33 -> 24 us.
  */
 #include <pthread.h>
 #include "../common/step.h"
@@ -73,6 +71,9 @@
 #define S_BM      (WARPS_M * LANES_M * SUB * S_SUB_M) /* 64 */
 #define S_BN      (S_WARPS_N * WARP_N)                /* 128 */
 #define S_THREADS (32 * WARPS_M * S_WARPS_N)          /* 128 */
+#define T_SUB_N   1 /* NEW: 64x64 for the smallest C, 4 warps (2 x 2) of 32x32, 8x4 of C a thread */
+#define T_BN      (S_WARPS_N * WARP_COLS(T_SUB_N))     /* 64; 64 rows, 128 threads, as S */
+#define T_KT_COST 66 /* its K tile takes 66% of a 64x128 block's (measured; see the header) */
 #define SPLIT_MAX          8 /* slices per tile: a cluster holds them, 8 blocks is portable */
 #define SPLIT_MIN_KT       4 /* K tiles per slice, at least */
 #define CLUSTER_MIN_BLOCKS 3 /* the cluster kernel's launch bound, blocks per SM */
@@ -98,26 +99,26 @@ static __device__ __forceinline__ void cluster_finish(struct shape sh, const str
 {
 #if __CUDA_ARCH__ >= 900
     const int threads = 32 * WARPS_M * sh.warps_n, tm = sh.sub_m * SUB;
-    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m, bn = sh.warps_n * WARP_N;
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m, bn = sh.warps_n * WARP_COLS(sh.sub_n);
     extern __shared__ float4 smem_f4[];
     __syncthreads(); /* every warp has read its last fragments: the stages may be overwritten */
     float4 *mine = smem_f4 + threadIdx.x; /* the slot layout of store_partial() */
 #pragma unroll
     for (int i = 0; i < tm; ++i)
 #pragma unroll
-        for (int q = 0; q < SUB_N; ++q)
-            mine[(i * SUB_N + q) * threads] =
+        for (int q = 0; q < sh.sub_n; ++q)
+            mine[(i * sh.sub_n + q) * threads] =
                 make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
     __cluster_barrier_arrive(); /* release: this slice's partial sums ... */
     __cluster_barrier_wait();   /* acquire: ... and every other slice's, visible to all */
-    const int per_thread = tm * SUB_N; /* float4s of each thread's patch */
+    const int per_thread = tm * sh.sub_n; /* float4s of each thread's patch */
     const int v0 = per_thread * sp->slice / sp->slices;
     const int v1 = per_thread * (sp->slice + 1) / sp->slices;
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
 #pragma unroll 4
     for (int v = v0; v < v1; ++v) {
-        const int i = v / SUB_N, q = v % SUB_N;
+        const int i = v / sh.sub_n, q = v % sh.sub_n;
         const int row = row0 + (i / SUB) * LANES_M * SUB + i % SUB;
         if (row >= rows_left)
             continue;
@@ -151,7 +152,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 {
     const int threads = 32 * WARPS_M * sh.warps_n;
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
-    const int bn = sh.warps_n * WARP_N;
+    const int bn = sh.warps_n * WARP_COLS(sh.sub_n);
     const int a_ld = bm + A_PAD;
     const int stages = sh.stages, b16 = sh.b16;
     const int tm = sh.sub_m * SUB;
@@ -182,7 +183,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
         p.b_bytes = b_col < cols_left; /* 1: copy, 0: zero-fill */
     } else {
         b_col = tid % bn;
-        b_kr = tid / bn; /* 0: bn == threads in both tiles */
+        b_kr = tid / bn; /* 0; 0 or 1 in the 64x64 tile */
         p.b_bytes = b_col < cols_left ? 4 : 0;
     }
     const float *b_col_ptr = g->B + (size_t)tile_n * bn + (p.b_bytes ? b_col : 0);
@@ -245,7 +246,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
     }
     cp_async_wait(stages - 2);
     __syncthreads();
-    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m);
+    load_frags(frag_a[0], frag_b[0], a_frag, b_frag, sh.sub_m, sh.sub_n);
     if (init_slot) {
         wait_flag(init_flag);
         load_partial(sh, init_slot, acc, 0);
@@ -269,14 +270,14 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
             }
             const float *a_k = (const float *)((const char *)a_frag + read_stage) + next_k * a_ld;
             const float *b_k = (const float *)((const char *)b_frag + read_stage) + next_k * bn;
-            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m);
+            load_frags(frag_a[nxt], frag_b[nxt], a_k, b_k, sh.sub_m, sh.sub_n);
             if (tm == TM_MAX) { /* FFMA order (rung 12): measured here, serpentine below */
 #define X(i, j) acc[i][j] = fmaf(frag_a[cur][i], frag_b[cur][j], acc[i][j]);
                 FFMA_ORDER_16x8
 #undef X
             } else
 #pragma unroll
-            for (int j = 0; j < TN; ++j)
+            for (int j = 0; j < SUB * sh.sub_n; ++j)
 #pragma unroll
                 for (int r = 0; r < tm; ++r) {
                     const int i = (j % 2) ? tm - 1 - r : r;
@@ -350,7 +351,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); /* NEW: see launch_uneven() */
 #endif
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16};
+    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
     tile_product(sh, &g, first_tile + (int)blockIdx.x, 0, (g.K - 1) / BK + 1, NULL, NULL, NULL,
                  NULL, NULL);
 #elif defined(__CUDA_ARCH__)
@@ -369,7 +370,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
     const int kt = (K - 1) / BK + 1, s = (int)blockIdx.y, slices = (int)gridDim.y;
     const struct gemm_args g = {M, N, K, 1.0f, A, lda, B, ldb, 0.0f, work + (size_t)s * M * ldw,
                                 ldw};
-    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16};
+    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16, SUB_N};
     tile_product(sh, &g, (int)blockIdx.x, (int)((long long)kt * s / slices),
                  (int)((long long)kt * (s + 1) / slices), NULL, NULL, NULL, NULL, NULL);
 #elif defined(__CUDA_ARCH__)
@@ -377,12 +378,10 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 #endif
 }
 
-/* C := alpha * (slab 0 + slab 1 + ...) + beta * C, the slabs added in a fixed order (the same
- * floats on every run). NEW: a thread per 4 neighbouring floats of C, the rows flattened (every
- * thread has work, however narrow C is), and where the slabs are many (> SUM_SLABS_ALONE) `groups`
- * threads share those 4 floats: each adds a run of consecutive slabs, and the runs are added in
- * order. At 256^2 x 16384 (66 slabs, 17 MB) 16K threads alone took 13.9 us, latency-bound;
- * 128K threads in runs of 8 take 9.7 (Nsight Compute). beta == 0 never reads C. */
+/* C := alpha * (slab 0 + slab 1 + ...) + beta * C, slabs in a fixed order (the same floats every
+ * run). NEW: a thread per float4 of C, rows flattened (work for all, however narrow C is); above
+ * SUM_SLABS_ALONE slabs `groups` threads share a float4, each adding a run of slabs, the runs in
+ * order (256^2 x 16384, 66 slabs: 13.9 -> 9.7 us, Nsight Compute). beta == 0 never reads C. */
 #define SUM_THREADS     256
 #define SUM_SLABS_ALONE 8 /* up to 8 slabs (the early slices): one thread adds them all */
 #define SUM_GROUPS      8 /* above that, 8 threads share 4 floats (measured against 4 and 1) */
@@ -436,10 +435,9 @@ __global__ void __launch_bounds__(SUM_THREADS)
 #endif
 }
 
-/* NEW: the uneven tail's add: C tile first_tile + b += w (C's rows from row0 on, ldw % 4 ==
- * 0; written by a kernel still running at launch, so read .cg, never through the read-only
- * path). A thread loads ADD_BATCH rows before it stores any: a store, then the next row's loads,
- * would wait out a memory latency per row (3.5% of the time at 4095^3). */
+/* NEW: the uneven tail's add: C tile first_tile + b += w (C's rows from row0 on, ldw % 4 == 0;
+ * written by a kernel still running at launch: read .cg, not by the read-only path). A thread
+ * loads ADD_BATCH rows before it stores any: else a memory latency a row (3.5% at 4095^3). */
 #define ADD_THREADS 128 /* two rows of a tile at a time, 64 float4s each */
 #define ADD_BATCH   7   /* rows in flight per thread: as many as 80 registers hold */
 __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
@@ -492,22 +490,23 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 {
 #if HAS_CP_ASYNC
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16};
+    const struct shape sh = {L_WARPS_N, L_SUB_M, L_STAGES, B16, SUB_N};
     stream_k_body(sh, &g, &sk);
 #elif defined(__CUDA_ARCH__)
     __trap();
 #endif
 }
 
-/* Small-tile split-K: blocks b - rank .. b - rank + slices - 1 (a cluster): tile b / slices */
-template <int B16>
+/* Split-K on 64x128 or 64x64 tiles: blocks b - rank .. b - rank + slices - 1, a cluster, tile
+ * b / slices */
+template <int B16, int SUB_N_>
 __global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
     sgemm_split(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc, struct split_k sp)
 {
 #if HAS_CP_ASYNC
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {S_WARPS_N, S_SUB_M, S_STAGES, B16};
+    const struct shape sh = {S_WARPS_N, S_SUB_M, S_STAGES, B16, SUB_N_};
     const int kt = (g.K - 1) / BK + 1;
     const int tile = (int)blockIdx.x / sp.slices;
 #if __CUDA_ARCH__ >= 900
@@ -556,11 +555,10 @@ static size_t ws_bytes(int sms)
 #define LARGE_TILE_GAIN 104
 #define STREAM_K_COST   113
 enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K, UNEVEN_TAIL };
-/* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after a whole round), each cut
- * once along K: a long piece of kt - js K tiles on an SM of its own, a short one of js; the short
- * ones run on the SMs - r SMs left free, waves = ceil(r / (SMs - r)) deep, each SHORT_PIECE_KT K
- * tiles beyond its own (5, UNEVEN_COST 2: the combined rung's; 3, 5, 8 within 0.3%, H100).
- * js balances the two; returns the longer in hundredths of a tile, or -1: no cut applies. */
+/* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after a round), each cut once
+ * along K: a long piece of kt - js K tiles on an SM of its own, a short one of js, run on the SMs
+ * - r left free, waves = ceil(r / (SMs - r)) deep, each SHORT_PIECE_KT K tiles beyond its own (5;
+ * 3, 5, 8 within 0.3%, H100). js balances the two; the longer in hundredths of a tile, or -1. */
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
 static int tail_row0(long long dp, int N) /* w's first row: that of tile dp's raster group */
@@ -615,24 +613,25 @@ static enum plan choose_plan(long long large, long long small, int sms, long lon
 }
 
 /* Split-K: how many slices each of the `tiles` small tiles gets (1: none), now in clusters.
- * In K tiles of one block's time, with n blocks on the busiest SM sharing it:
- *   s = 1:  n * kt,                                  n = ceil(tiles / SMs)
- *   s > 1:  n * (ceil(kt / s) + CLUSTER_BLOCK_COST),  n = ceil(tiles / cap[s])
- * NEW: cap[s], clusters of s at one block per SM (asked of the driver), is below SMs / s: a
- * cluster never spans two GPCs. CLUSTER_BLOCK_COST (2; 8 through L2 in rung 13) and
- * CLUSTER_MAX_SHARE (6, the most blocks per SM the model is trusted with) were fitted to every
- * plan forced every 64 from 256 to 1792 on an H200: within 3% of the fastest at 20 of 25 sizes. */
+ * In K tiles of one 64x128 block's time, with n blocks on the busiest SM sharing it, and c the
+ * tile's K tile in those (100%; NEW: T_KT_COST for the 64x64 tile):
+ *   s = 1:  n * kt * c,                                  n = ceil(tiles / SMs)
+ *   s > 1:  n * (ceil(kt / s) * c + CLUSTER_BLOCK_COST),  n = ceil(tiles / cap[s])
+ * NEW: cap[s], clusters of s at one block per SM (asked of the driver; below SMs / s).
+ * CLUSTER_BLOCK_COST (2; 8 through L2 in rung 13) and CLUSTER_MAX_SHARE (6, the most blocks an
+ * SM the model is trusted with): fitted to every plan forced every 64 from 256 to 1792 on an
+ * H200, within 3% of the fastest at 20 of 25 sizes (before the 64x64 tile). */
 #define CLUSTER_BLOCK_COST 2
 #define CLUSTER_MAX_SHARE  6
-static int split_slices(long long tiles, int K, int sms, const int *cap, long long *cost)
+static int split_slices(long long tiles, int K, int sms, const int *cap, int c, long long *cost)
 {
     const long long kt = ceil_div(K, BK);
-    long long best = 1, best_cost = ceil_div(tiles, sms) * kt;
+    long long best = 1, best_cost = ceil_div(tiles, sms) * kt * c / 100;
     for (long long s = 2; s <= SPLIT_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
         const long long n = cap[s] > 0 ? ceil_div(tiles, cap[s]) : CLUSTER_MAX_SHARE + 1;
-        const long long c = n * (ceil_div(kt, s) + CLUSTER_BLOCK_COST);
-        if (n <= CLUSTER_MAX_SHARE && c < best_cost) {
-            best_cost = c;
+        const long long t = n * (ceil_div(kt, s) * c / 100 + CLUSTER_BLOCK_COST);
+        if (n <= CLUSTER_MAX_SHARE && t < best_cost) {
+            best_cost = t;
             best = s;
         }
     }
@@ -659,10 +658,9 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
     *slices = (int)s;
     return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
 }
-/* NEW: the 64x128 tile's split-K the same way (slabs, one launch a slice, the sum), in
- * split_slices()'s units: n = ceil(s * tiles / SMs) blocks on the busiest SM (4 fit), each
- * ceil(kt / s) + 2 K tiles; blocks sharing an SM go SHARED_SM_SPEED% of the time a lone block
- * (one warp a scheduler) takes; and large_split()'s sum. -1: none. */
+/* NEW: the 64x128 tile's split-K the same way (slabs, a launch a slice, the sum), in units of
+ * split_slices(): n = ceil(s * tiles / SMs) blocks on the busiest SM (4 fit), ceil(kt / s) + 2
+ * K tiles each, at SHARED_SM_SPEED% of a lone block's time if n > 1; large_split()'s sum. */
 #define SHARED_SM_SPEED 92
 static long long small_slabs(long long tiles, int M, int N, int K, int sms, long long ws_floats,
                              int *slices)
@@ -815,19 +813,19 @@ static cudaError_t launch_stream_k(int b16, const struct gemm_args *g, long long
     return err;
 }
 
-/* NEW: split-K in clusters of `slices` blocks; shared memory: the stages or the 64x128 sums */
+/* NEW: split-K in clusters of `slices` blocks, 64x128 tiles or 64x64 (t); smem: stages or sums */
 static cudaError_t launch_split(int b16, const struct gemm_args *g, int slices, long long tiles,
-                                cudaStream_t stream)
+                                int t, cudaStream_t stream)
 {
     const struct split_k sp = {slices, 0};
-    const int smem = SMEM_BYTES(S_STAGES, S_BM, S_BN) > S_BM * S_BN * (int)sizeof(float)
-                         ? SMEM_BYTES(S_STAGES, S_BM, S_BN)
-                         : S_BM * S_BN * (int)sizeof(float);
+    const int bn = t ? T_BN : S_BN, sums = S_BM * bn * (int)sizeof(float);
+    const int smem = SMEM_BYTES(S_STAGES, S_BM, bn) > sums ? SMEM_BYTES(S_STAGES, S_BM, bn) : sums;
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t config =
         ex_config(tiles * slices, S_THREADS, smem, slices, stream, &attr);
-    const split_kernel kernel = b16 ? sgemm_split<1> : sgemm_split<0>;
-    sgemm_trace(14, "split-k", g->M, g->N, g->K, tiles * slices, slices);
+    const split_kernel kernel = t ? (b16 ? sgemm_split<1, T_SUB_N> : sgemm_split<0, T_SUB_N>)
+                                  : (b16 ? sgemm_split<1, SUB_N> : sgemm_split<0, SUB_N>);
+    sgemm_trace(14, t ? "split-k-64" : "split-k", g->M, g->N, g->K, tiles * slices, slices);
     const cudaError_t err = cudaLaunchKernelEx(&config, kernel, g->M, g->N, g->K, g->alpha, g->A,
                                                g->lda, g->B, g->ldb, g->beta, g->C, g->ldc, sp);
     const cudaError_t last = cudaGetLastError();
@@ -876,11 +874,10 @@ static cudaError_t launch_slices(int b16, const struct gemm_args *g, int slices,
     return err != cudaSuccess ? err : last;
 }
 
-/* NEW: the uneven tail: 1. the long pieces, tiles dp .. dp+r-1 over K [0, k_cut), into C;
- * 2. early, the short pieces, K [k_cut, K), into w (C's rows from row0 on; alpha, beta 0);
- * 3. early, the add, waiting for 1 and 2; 4. early, the whole tiles 0 .. dp-1. Measured at
- * 4096^2 (H200): 1.055 in this order, 1.048 with the add a plain launch after the pieces.
- * An error from launch 2-4 leaves the long pieces' tiles of C half done, like a failed kernel. */
+/* NEW: the uneven tail: 1. the long pieces, tiles dp .. dp+r-1 over K [0, k_cut), into C; 2.
+ * early, the short pieces, K [k_cut, K), into w (C's rows from row0 on; alpha, beta 0); 3. early,
+ * the add, waiting for 1 and 2; 4. early, the whole tiles 0 .. dp-1 (4096^2, H200: 1.055; 1.048
+ * with the add plain after the pieces). An error in 2-4 leaves C half done, as a failed kernel. */
 static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long tiles, int sms,
                                  int short_kt, float *work, cudaStream_t stream, int *launched)
 {
@@ -966,7 +963,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         const long long room = ws_floats(f.sms);
         long long cost = 0;
         int large_slices = 1;
-        const int slices = split_slices(small, K, f.sms, f.cluster_cap, &cost);
+        const int slices = split_slices(small, K, f.sms, f.cluster_cap, 100, &cost);
+        long long t_cost = 0; /* NEW: the 64x64 tile in clusters, where it costs less */
+        const long long tiny = ceil_div(M, S_BM) * ceil_div(N, T_BN);
+        const int t_slices = split_slices(tiny, K, f.sms, f.cluster_cap, T_KT_COST, &t_cost);
+        const int t = t_slices > 1 && t_cost < cost;
+        cost = t ? t_cost : cost;
         const long long large_cost = large_split(large, M, N, K, f.sms, room, &large_slices);
         int small_slices = 1; /* NEW: the small tile in slabs, where blocks would share SMs */
         const long long slab_cost = small_slabs(small, M, N, K, f.sms, room, &small_slices);
@@ -980,8 +982,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                            : launch_slices(b16, &g, use_small ? small_slices : large_slices,
                                            use_small ? small : large, use_small, work, stream);
         }
-        if (slices > 1) /* NEW: in clusters, no workspace needed */
-            return launch_split(b16, &g, slices, small, stream);
+        if (slices > 1 || t) /* NEW: in clusters, no workspace needed */
+            return launch_split(b16, &g, t ? t_slices : slices, t ? tiny : small, t, stream);
         const whole_kernel kernel = small_whole(b16);
         sgemm_trace(14, "whole-small", M, N, K, small, 1);
         kernel<<<(unsigned)small, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
@@ -993,5 +995,6 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 
 extern "C" const struct step step_14 = {
     14, "cluster_split", "split-K in thread block clusters, the uneven tail by dependent launch",
-    90, launch, "whole-large whole-small stream-k split-k large-split small-split uneven-tail",
+    90, launch,
+    "whole-large whole-small stream-k split-k split-k-64 large-split small-split uneven-tail",
 };

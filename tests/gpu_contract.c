@@ -666,8 +666,8 @@ static void run_devices(int m, int n, int k)
  *                (rung 14, clusters), above 16; a large-tile split needs 32 K tiles.
  *   split-k      a) M=64 N=128*floor(S/8) K=1024: S/8 64x128 tiles, 8 slices fill one round;
  *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
- *                c) 64x256x4096: two tiles, 8 slices each, one cluster apiece (rung 14; rung
- *                13 splits the large tile there): the slabs cost their sum more.
+ *                c) 768x256x512: 24 tiles of 64x128, 5 slices (4 on 114 SMs), one cluster
+ *                apiece, where 48 tiles of 64x64 would share SMs.
  *   large-split  a) 256x256x16384: two 128x256 tiles of S/2 slices each; b) M=128*ceil(S/16)
  *                N=1024 K=16384. The large split's cost below the small one's.
  *   uneven-tail  (rung 14) t 128x256 tiles, M=128t N=256 K=2048, a) t = S + floor(3S/4) + 1,
@@ -677,6 +677,10 @@ static void run_devices(int m, int n, int k)
  *                floor(2S/3) N=128 K=4096: 3 slices put 2 blocks on an SM, where the cluster
  *                split leaves one; rung 13 runs split-K. Rung 14 also takes it for split-k b)
  *                and large-split b) on 132 SMs (and large-split b) on 114).
+ *   split-k-64   (rung 14) the cluster split on 64x64 tiles (T_KT_COST: 0.66 of a 64x128 K
+ *                tile): a) 128x128x128, b) 64x512x2048, c) 64x256x4096, every S: twice the
+ *                tiles at the same slices, still one cluster an SM; rung 13 runs split-k for a)
+ *                and b), large-split for c).
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
  * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles,
@@ -701,7 +705,11 @@ static void run_devices(int m, int n, int k)
  *   46592x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
  *   4096x128x4096    small-split  SL s=4: 255 < s=2: 258 < large 452 (13: split-k)
  *   5632x128x4096    small-split  SL s=3: 335 < s=3: 390 < large 594 (13: split-k)
- *   64x256x4096      split-k      s=8: 66 < SL 67 < large s=32: 70 (13: large-split)
+ *   768x256x512      split-k      s=5: 15 (14: < 64x64 s=5: 20 < SL 22)
+ *   128x128x128      split-k-64   64x64 s=4: 4 < s=4: 6, SL 6 (13: split-k)
+ *   64x512x2048      split-k-64   64x64 s=8: 23 < s=8: 34 < SL 36 < large s=16: 70 (13: split-k)
+ *   64x256x4096      split-k-64   64x64 s=8: 44 < s=8: 66 < SL 67 < large s=32: 70 (13:
+ *                                 large-split)
  * S = 114 (H100 PCIe):
  *   14592x256x128    whole-large  WL 100 <= WS 104
  *   256x29184x128    whole-large  WL 200 <= WS 208
@@ -719,7 +727,11 @@ static void run_devices(int m, int n, int k)
  *   40192x256x2048   uneven-tail  UN 284 < SK 298 < WL 300, < WS 312 (13: stream-k)
  *   4096x128x4096    split-k      (14: s=7: 304 < SL 308)
  *   4864x128x4096    small-split  SL s=3: 332 < s=7: 380 (13: split-k)
- *   64x256x4096      split-k      s=8: 66 < SL 67 < large s=32: 70 (13: large-split)
+ *   768x256x512      split-k      s=4: 18 (14: < 64x64 s=2: 23 < SL 24)
+ *   128x128x128      split-k-64   64x64 s=4: 4 < s=4: 6, SL 6 (13: split-k)
+ *   64x512x2048      split-k-64   64x64 s=8: 23 < s=8: 34 < SL 36 < large s=16: 70 (13: split-k)
+ *   64x256x4096      split-k-64   64x64 s=8: 44 < s=8: 66 < SL 67 < large s=32: 70 (13:
+ *                                 large-split)
  * S = 108 (A100; rung 13 only, rung 14 needs sm_90):
  *   13824x256x128    whole-large  WL 100 <= WS 104
  *   256x27648x128    whole-large  WL 200 <= WS 208
@@ -746,7 +758,7 @@ static void run_devices(int m, int n, int k)
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its
  * list, and every path of the list is named at least once.
  */
-#define PATH_TRIES 16
+#define PATH_TRIES 19
 #define PATH_NAME 32
 
 struct path_try {
@@ -769,13 +781,16 @@ static int path_shapes(long sms, struct path_try *out)
         {"whole-small", 64 * (7 * sms / 8), 128, 128, ""},
         {"split-k", 64, 128 * s8, 1024, ""},
         {"split-k", 64, 128 * ((sms + 7) / 8), 4096, ""},
-        {"split-k", 64, 256, 4096, ""},
+        {"split-k", 768, 256, 512, ""},
         {"large-split", 256, 256, 16384, ""},
         {"large-split", 128 * s16, 1024, 16384, ""},
         {"uneven-tail", 128 * (sms + 3 * sms / 4 + 1), 256, 2048, ""},
         {"uneven-tail", 128 * (2 * sms + 3 * sms / 4 + 1), 256, 2048, ""},
         {"small-split", 4096, 128, 4096, ""},
         {"small-split", 64 * (2 * sms / 3), 128, 4096, ""},
+        {"split-k-64", 128, 128, 128, ""},
+        {"split-k-64", 64, 512, 2048, ""},
+        {"split-k-64", 64, 256, 4096, ""},
     };
     int count = 0;
     for (int i = 0; i < PATH_TRIES; i++) {
