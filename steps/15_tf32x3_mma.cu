@@ -20,13 +20,11 @@
  *
  * The split costs three instructions per element, two on sm_90
  *   The tensor core reads the top 19 bits of each 32-bit operand (sign, exponent, 10 fraction
- *   bits) and ignores the rest. Adding 0x1000, half of the last kept bit, to the float's bits
- *   before it is cut off rounds to nearest (ties away from zero, as cvt.rna.tf32.f32 does);
- *   the carry may run into the exponent, which is right. So big = bits + 0x1000, and
- *   small = x - (big & 0xffffe000), one IADD, one LOP3 and one FADD. With cvt.rna.tf32.f32
- *   (four instructions on sm_90) for both parts the split takes nine: the cheaper one measured
- *   +16% at 4096 (results/notes/step_15.md). sm_90 adds cvt.rn.tf32.f32 (ties to even), one
- *   instruction (SASS F2FP.TF32): there big = cvt.rn(x) and small = x - big, two in all.
+ *   bits) and ignores the rest. Adding 0x1000, half of the last kept bit, before the cut rounds
+ *   to nearest (ties away, as cvt.rna.tf32.f32; a carry into the exponent is right): big =
+ *   bits + 0x1000, small = x - (big & 0xffffe000): three instructions, +16% at 4096 against
+ *   nine with cvt.rna. sm_90 adds cvt.rn.tf32.f32 (ties to even; one F2FP.TF32): big =
+ *   cvt.rn(x), small = x - big, two in all.
  *
  * Where the products are summed: tensor cores truncate
  *   An mma adds its products to the accumulator C it is given, but the tensor core aligns the
@@ -39,8 +37,8 @@
  *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
  *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
  *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.37 u at
- *   4096 (cuBLAS 5.62 u), rms 4.8e-7 (32-deep chunks: 1.25 u, rms 3.1e-7). The paper's way
- *   (FADD per k8 step, small terms in a second tensor-core accumulator): 2.1 u, 8x the FADDs.
+ *   4096 (cuBLAS 5.62 u). The paper's way (FADD per k8 step, small terms in a second
+ *   tensor-core accumulator): 2.1 u, 8x the FADDs.
  *
  * Inf, NaN and the tail of the float range
  *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
@@ -50,8 +48,7 @@
  *   non-finite element in acc, and so does every input that makes SGEMM's answer Inf or NaN.
  *   So the epilogue recomputes any element whose sum is not finite with a sequential FP32
  *   loop over its row of A and column of B: exactly the answer of the simplest SGEMM, at no
- *   cost when C is finite (when all of C is Inf or NaN, a K-long loop per element as in rung
- *   1: not timed).
+ *   cost when C is finite (not timed where all of C is Inf or NaN).
  *
  * The other traps
  *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
@@ -70,28 +67,28 @@
  *   k = 4t..4t+3 of them: the first step 4t and 4t + 1, the second 4t + 2 and 4t + 3. Then one
  *   LDS.128 per row brings a lane's A elements of both steps: a K tile's A reads drop from 16
  *   LDS.32 a step to 4 LDS.128, a K tile from 1131 instructions to 1061 (SASS, sm_90, 384
- *   HMMA either way). B follows the same k: lane t reads rows 4t + 2h and 4t + 2h + 1, which
- *   in rows of 128 floats would all fall in one bank; the rows are XOR-swizzled instead of
- *   padded (the layout comment at the tile constants). A's rows are padded by 16 floats.
+ *   HMMA either way). B follows the same k: lane t reads rows 4t + 2h and 4t + 2h + 1, XOR-
+ *   swizzled so as not to share a bank (the layout comment at the tile constants).
  *
- * The tile, and filling the SMs
+ * The tile
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
  *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (144
  *   KB; 32 deep, 80 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
  *   chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over 32-deep tiles
- *   in three stages (there no warp was eligible 63% of the time, the tensor pipe busy 55%:
- *   Nsight Compute at 4096). The block splits each fragment as it loads it from shared memory
- *   (a split copy in shared memory, each element split once a block, ran 1.001x against 1.17x
- *   at 4096, 32-deep tiles).
+ *   in three stages. The block splits each fragment as it loads it from shared memory.
  *
- * Filling the SMs, as rung 13 does: one block per SM, so where the tiles leave SMs idle or a
- *   last round half empty (fewer than two rounds), K is split by a cost in whole rounds of K
- *   tiles (a second kernel sums the slices in slice order). Where they fill some rounds and
- *   part of one more (4096: 1024 tiles, 7.76 rounds of 132 SMs, the last 76% busy), stream-K:
- *   the whole rounds but one run as whole tiles, and the rest's K tiles are shared out evenly,
- *   one share per SM (a cooperative launch); a tile shared by two blocks is summed k in order,
- *   the second block going on from the first's raw sums, so C has a whole tile's floats. A
- *   share is straight code, three pieces at most: around a loop, every K tile ran 17% slower.
+ * The epilogue, through shared memory
+ *   A lane holds sums (g, 2t), (g, 2t + 1) of each fragment: stored from registers, a warp's
+ *   store fills half of each of 8 sectors, and all SMs store at once as their tiles end
+ *   together. So acc goes to the stages' memory first (128 x 136 floats), and each warp then
+ *   writes a row of C as 32 float4s: whole sectors, a quarter of the stores (store_c).
+ *
+ * Filling the SMs, as rung 13 does: one block per SM. Where the tiles fill under two rounds
+ *   of the SMs, K is split by a cost in whole rounds of K tiles (a second kernel sums the
+ *   slices in slice order). Where they fill some rounds and part of one more (4096: 7.76
+ *   rounds of 132 SMs), stream-K: the whole rounds but one run as whole tiles, the rest's K
+ *   tiles shared out evenly, one share per SM (a cooperative launch), a tile shared by two
+ *   blocks summed k in order; a share is straight code (in a loop, K tiles ran 17% slower).
  *
  * Prediction: the mma.sync TF32 ceiling measured on an H200 (~320 TFLOP/s) caps three products
  *   a step at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (cvt.rna: nine instructions an
@@ -99,24 +96,27 @@
  *   instructions in the loop, +5%. cvt.rn on sm_90: a K tile's loop 14% shorter (1340 -> 1148
  *   SASS instructions, 192 F2FP for 384 IADD and LOP3), +4-7%. Stream-K (its cost model,
  *   split_slices() and stream_k_cost()): 4096 +2.3%, 8192 +3.0%, 3072 +11%, 2048x11008x4096
- *   +4.7%; 2048 (1.94 rounds) whole tiles as before.
+ *   +4.7%; 2048 (1.94 rounds) whole tiles as before. The epilogue: with no stores at all the
+ *   rung ran 6% faster at 2048, 2.4% at 4096, 1.0% at 8192; half of that.
  *
- * Measured (H100, 2026-11-26, ratio to cuBLAS SGEMM in the same process): 1.256 / 1.363 /
- *   1.468 / 1.416 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 with 11-15% spreads), 43-75
- *   TFLOP/s; error against FP64 1.26-1.80 u where cuBLAS has 4.5-6.5 u (rms 4.6-5.0e-7 against
- *   0.6-1.6e-6); exponents spread over 2^-30..2^30 12.2 u (cuBLAS 23.8 u); 4096x4096x65536
- *   0.79 u (cuBLAS 5.69 u). Each step beside the build before it: the k order +7% (4096
- *   1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 -> 1.381-1.389); stream-K, in
- *   ms, 4096 1.870-1.872 -> 1.827-1.830 (+2.3%), 8192 14.640 -> 14.220-14.225 (+2.9%), 3072
- *   +12%, 5120 +6%, 2048x11008x4096 +5%, 1536 +52% (the model: +2.3, +3.0, +11, +6.4, +4.7,
- *   +37%). Every 256 from 1024 to 8192 1.25-1.71x (1.43 at 4096, 1.48 at 8192); the shape set
- *   1.16-1.58x wherever K >= 1024 (0.96 at 4096x4096x128). TF32 alone (big x big only; the
- *   build before the k order): 2.245x, 475.7 u. The HMMAs alone (no loads or splits: wrong
- *   sums) ran 1.46-1.49x at 4096 and 1.50-1.53x at 8192, near their operands' ceiling:
- *   mma.sync TF32 on this H100 runs 325 TFLOP/s when every mma reads the same registers and
- *   255 with this rung's 4 A x 4 B fragments (a stand-alone kernel): ~85 TFLOP/s for three
- *   products, ~1.65x, not 2.08x. H200 (same code): 1.46 at 4096, 1.49-1.50 at 8192.
- *   215-249 registers (sm_80-90), 0 spills.
+ * Measured (H100, 2026-11-27, ratio to cuBLAS SGEMM in the same process): 1.245 / 1.405 /
+ *   1.467 / 1.416 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 at the board's 700 W limit,
+ *   10-12% spreads), 42-75 TFLOP/s; error against FP64 1.18-1.83 u where cuBLAS has 5.0-5.8 u
+ *   (rms 4.6-5.0e-7 against 0.6-1.6e-6); exponents spread over 2^-30..2^30 12.2 u (cuBLAS
+ *   23.8 u), 4096x4096x65536 0.79 u (cuBLAS 5.69 u). Each step beside the build before it:
+ *   the k order +7% (4096 1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 ->
+ *   1.381-1.389); stream-K, in ms, 4096 1.870-1.872 -> 1.827-1.830 (+2.3%), 8192 14.640 ->
+ *   14.220-14.225 (+2.9%), 3072 +12%, 5120 +6%, 2048x11008x4096 +5%, 1536 +52% (the model:
+ *   +2.3, +3.0, +11, +6.4, +4.7, +37%); the epilogue, in ms, 2048 0.2483-0.2491 ->
+ *   0.2395-0.2396 (+3.7%), 3072 +1.9%, 4096 +0.8%, 8192 and 2048x4096x11008 -0.4-0.5%,
+ *   4096x4096x128 0.1232-0.1241 -> 0.0914-0.0916 (+35%: 0.97x -> 1.31x). Every 256 from 1024
+ *   to 8192 1.25-1.76x (1.44 at 4096, 1.47 at 8192); the shape set 1.16-1.61x wherever K >=
+ *   1024. TF32 alone (big x big only, an earlier build): 2.245x, 475.7 u. The HMMAs alone (no
+ *   loads or splits: wrong sums) ran 1.46-1.49x at 4096, 1.50-1.53x at 8192, near their
+ *   operands' ceiling: mma.sync TF32 here runs 325 TFLOP/s when every mma reads the same
+ *   registers, 255 with this rung's 4 A x 4 B fragments (a stand-alone kernel): ~85 TFLOP/s
+ *   for three products, ~1.65x, not 2.08x. H200, before the epilogue: 1.46 / 1.49-1.50.
+ *   213-254 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
 #include <pthread.h>
@@ -141,7 +141,6 @@
 #define WN      (BN / WARPS_N)           /* 32 cols of C per warp */
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
-static_assert(MI * NI * 4 <= 64, "the epilogue marks a warp tile's sums in one 64-bit mask");
 /* Layouts in which a warp's fragment loads hit 32 different banks (lane (g, t) = (lane / 4,
  * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100, 2026-11-26): 0
  * bank conflicts on shared loads and stores, 100.7 M load wavefronts for 51.9 M loads, the ideal
@@ -431,46 +430,76 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-/* C tile (m0, n0) := alpha acc + beta C. Lane (g, t) holds, of each 16x8 fragment, (g, 2t),
- * (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1). A sum that is not finite is not written here but
- * marked in `redo` (bit 4 (NI i + j) + r), and recomputed below. */
-static __device__ __forceinline__ void store_c(int M, int N, int K, float alpha, const float *A,
-                                               int lda, const float *B, int ldb, float beta,
-                                               float *C, int ldc, int m0, int n0,
+/* C tile (m0, n0) := alpha acc + beta C, by way of shared memory. Lane (g, t) holds, of each
+ * 16x8 fragment, (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1): written to C from the
+ * registers, a warp's store would fill half of each 32-byte sector it touches. Through a BM x
+ * C_LD tile in the stages' memory, each warp writes one row of 128 floats as 32 float4s: whole
+ * sectors, and a quarter of the store instructions. A sum that is not finite is not written
+ * here but recomputed below. The caller refills the stages only after a barrier (the stream-K
+ * kernel has one between pieces). */
+#define C_LD (BN + 8) /* rows 8 banks apart: a half warp's float2 stores hit 32 banks */
+static_assert(BM * C_LD * (int)sizeof(float) <= SMEM_BYTES(BK_LOW), "the C tile fits the stages");
+static __device__ __forceinline__ void store_c(float *smem, int M, int N, int K, float alpha,
+                                               const float *A, int lda, const float *B, int ldb,
+                                               float beta, float *C, int ldc, int m0, int n0,
                                                float acc[MI][NI][4])
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
     const int g = lane / 4, t = lane % 4;
-    unsigned long long redo = 0;
+    float *c_tile = smem;
+    __syncthreads(); /* every warp is done with the last K tile's stage */
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < NI; ++j)
 #pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const int row = m0 + wm * WM + i * 16 + g + (r >= 2 ? 8 : 0);
-                const int col = n0 + wn * WN + j * 8 + 2 * t + (r & 1);
-                if (row < M && col < N) {
-                    const float v = acc[i][j][r];
-                    if (!isfinite(v)) {
-                        redo |= 1ull << (4 * (NI * i + j) + r);
-                    } else {
-                        float *c = C + (size_t)row * ldc + col;
-                        *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
-                    }
-                }
-            }
-    /* Rare: the loop stays rolled (64 copies of a K loop would only bloat the kernel). */
-#pragma unroll 1
-    for (int e = 0; redo != 0 && e < MI * NI * 4; ++e) {
-        if (!((redo >> e) & 1))
-            continue;
-        const int i = e / (4 * NI), j = (e / 4) % NI, r = e % 4;
-        const int row = m0 + wm * WM + i * 16 + g + (r >= 2 ? 8 : 0);
-        const int col = n0 + wn * WN + j * 8 + 2 * t + (r & 1);
-        const float v = sequential_dot(A, lda, B, ldb, K, row, col);
+            for (int h = 0; h < 2; ++h)
+                *(float2 *)(c_tile + (wm * WM + i * 16 + g + 8 * h) * C_LD + wn * WN + j * 8 +
+                            2 * t) = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    __syncthreads();
+    /* Thread: float4 c4 of rows r0, r0 + 8, ..., r0 + 120 (a warp: one row) */
+    const int c4 = threadIdx.x % (BN / 4), r0 = threadIdx.x / (BN / 4);
+    const int rows_per_pass = THREADS / (BN / 4), col = n0 + 4 * c4;
+    const int vec = ldc % 4 == 0 && (uintptr_t)C % 16 == 0 && col + 3 < N;
+    int redo = 0;
+#pragma unroll 8 /* in full, the stream-K kernel spilled on sm_80-89 */
+    for (int p = 0; p < BM / rows_per_pass; ++p) {
+        const int row = m0 + r0 + p * rows_per_pass;
+        if (row >= M)
+            break;
+        const float4 v = *(const float4 *)(c_tile + (r0 + p * rows_per_pass) * C_LD + 4 * c4);
         float *c = C + (size_t)row * ldc + col;
+        if (vec && isfinite(v.x) && isfinite(v.y) && isfinite(v.z) && isfinite(v.w)) {
+            float4 out = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+            if (beta != 0.0f) {
+                const float4 old = *(const float4 *)c;
+                out = make_float4(out.x + beta * old.x, out.y + beta * old.y,
+                                  out.z + beta * old.z, out.w + beta * old.w);
+            }
+            *(float4 *)c = out;
+        } else {
+            const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                if (col + q >= N)
+                    continue;
+                if (!isfinite(e[q]))
+                    redo = 1;
+                else
+                    c[q] = (beta == 0.0f) ? alpha * e[q] : alpha * e[q] + beta * c[q];
+            }
+        }
+    }
+    /* Rare: the sums that are not finite, found again in c_tile; the loop stays rolled (a K
+     * loop in each of 64 copies would only bloat the kernel). */
+#pragma unroll 1
+    for (int e = 0; redo && e < 4 * (BM / rows_per_pass); ++e) {
+        const int lr = r0 + (e / 4) * rows_per_pass, row = m0 + lr, cq = col + e % 4;
+        if (row >= M || cq >= N || isfinite(c_tile[lr * C_LD + 4 * c4 + e % 4]))
+            continue;
+        const float v = sequential_dot(A, lda, B, ldb, K, row, cq);
+        float *c = C + (size_t)row * ldc + cq;
         *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
     }
 }
@@ -517,7 +546,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 }
         return;
     }
-    store_c(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
+    store_c(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* launch() refuses devices below sm_80 */
 #endif
@@ -552,7 +581,7 @@ static __device__ __forceinline__ void stream_k_piece(float *smem, int M, int N,
         store_partial(sk->partials + (size_t)w * (BM * BN / 4), acc);
         raise_flag(&sk->flags[w]);
     } else {
-        store_c(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
+        store_c(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
     }
 #endif
 }
