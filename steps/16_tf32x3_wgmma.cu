@@ -38,13 +38,14 @@
  *   B^T stages (3 x 32 KB): producer writes, fence.proxy.async (or TMA writes) -> split_full ->
  *     wgmma reads -> wgmma.wait -> split_empty. The third stage gives the producer a tile of
  *     slack (+3% at 8192; 225 KB of shared memory in all; 4 or 5 with B split first: < 1%).
- *   A consumer issues tile kt's twelve wgmma, waits only for tile kt - 1 (wait_group 1), and
- *   splits tile kt + 1's A into a second set of fragment registers while kt runs; every two
- *   tiles it waits for all and adds chunk to acc. setmaxnreg gives the producer's registers to
- *   the consumers. Where TMA cannot describe an operand (a leading dimension not a multiple of
- *   4, a base not 16-byte aligned), the producer copies raw tiles with 4-byte cp.async into the
- *   same layout. A block takes one tile and exits: persistent blocks, whose later tiles start
- *   with the B^T stages full, measured 1.57x at 4096 (results/notes/step_16.md).
+ *   A consumer issues tile kt's twelve wgmma, waits only for tile kt - 1 (wait_group 1), and splits
+ *   tile kt + 1's A into a second set of fragment registers while kt runs; every two tiles it waits
+ *   for all and adds chunk to acc. setmaxnreg gives the producer's registers to the consumers. The
+ *   epilogue goes through shared memory, as rung 15's: whole rows of C. Where TMA cannot describe
+ *   an operand (a leading dimension not a multiple of 4, a base not 16-byte aligned), the producer
+ *   copies raw tiles with 4-byte cp.async into the same layout. A block takes one tile and exits:
+ *   persistent blocks, whose later tiles start with the B^T stages full, measured 1.57x at 4096
+ *   (results/notes/step_16.md).
  *
  * The bound, computed (not counted), in clocks per 128x128x32 tile on one SM (H100 SXM: dense
  *   TF32 ~495 TFLOP/s, 1830 MHz, 132 SMs: 1024 multiply-adds a clock): 24 wgmma x 64 = 1536;
@@ -66,13 +67,15 @@
  *   6144 up until the tiles went in bands (8192: 2.24x before, 1.88x, banded 2.66-2.68x).
  *   Small rounded by cvt.rn, not cvt.rna (1 instruction, not 4): +0-1% with B split first,
  *   where the producer splits (H200) 1280 1.96 -> 2.31x, 512x4096x4096 1.87 -> 2.52x, K = 65536
- *   2.0 -> 2.5x. Final (tables.txt): 1.86x / 2.11x / 2.59x / 2.50x at 1024 / 2048 / 4096 / 8192,
- *   1.2-1.8 u (cuBLAS 4.4-6.5 u); sweep 1.69-2.92x from 1024 (2.48x at 4096, 2.74x at 8192);
- *   shape set 1.74-2.49x where K >= 1024, 1.28-1.44x with A not TMA's, 1.13x at K = 128.
+ *   2.0 -> 2.5x. The epilogue through shared memory (2026-11-27, beside the build before, ms): 2048
+ *   0.1618-0.1620 -> 0.1510-0.1521 (+7%), 4096 1.0709-1.0737 -> 1.0432-1.0433 (+2.8%), 8192 +1.3%,
+ *   4096 x 4096 x 128 +48% (1.14 -> 1.70x). Final (tables.txt, 2026-11-27): 1.85x / 2.26x / 2.66x /
+ *   2.52x at 1024 / 2048 / 4096 / 8192, 1.1-1.8 u (cuBLAS 5.0-6.0 u); sweep 1.69-2.97x from 1024
+ *   (2.69x at 4096, 2.82x at 8192); shape set 1.73-2.60x where K >= 1024, 1.30-1.47x with A not
+ *   TMA's, 1.68x at K = 128.
  *
- * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Where the
- *   kernel's body was not compiled (sm_90 or PTX), it is __trap(), and the launcher, which asks
- *   the loaded image (wgmma_image_probe), returns cudaErrorNoKernelImageForDevice instead.
+ * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
+ *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
  */
 #include <math.h>
 #include <pthread.h>
@@ -132,6 +135,7 @@
 #define SPLIT_PART_BYTES  (BN * ROW_BYTES) /* 16,384: big or small */
 #define SPLIT_STAGE_BYTES (2 * SPLIT_PART_BYTES)
 #define SMEM_ALIGN        1024
+#define C_LD              (BN + 8) /* the epilogue's C tile, in the raw stages: 69,632 bytes */
 #define SMEM_BYTES(split_stages) /* 230,400 whole, 197,632 sliced */ \
     (RAW_STAGES * RAW_STAGE_BYTES + (split_stages) * SPLIT_STAGE_BYTES + SMEM_ALIGN)
 #define SWZ(row, chunk) ((row) * ROW_BYTES + ((((chunk) ^ ((row) % 8))) * 16))
@@ -151,14 +155,13 @@
 static_assert(2 * WG_ROWS == BM, "two consumer warpgroups of 64 rows");
 static_assert(BN * BK / 16 == 2 * WG, "two 4x4 blocks of B per producer thread");
 static_assert(SMEM_BYTES(SPLIT_STAGES_WHOLE) <= 227 * 1024, "an H100 block holds at most 227 KB");
+static_assert(BM * C_LD * 4 <= RAW_STAGES * RAW_STAGE_BYTES, "the C tile fits the raw stages");
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) /* sm_90a: wgmma, setmaxnreg */
 
-/* x as big + small, both rounded to TF32. big: the top 19 bits after adding half of the last
- * kept bit (two integer instructions). small = x - big is exact but has up to 13 significant
- * bits; the tensor core would cut it to 11 (up to 8 u a product; 10 u measured at K = 2), so it
- * is rounded by cvt.rn.tf32.f32 (SASS F2FP.TF32, one instruction; cvt.rna: four). A NaN's big
- * may carry into the sign; its small stays NaN. cvt.rn for big too: 12-28 bytes spilled. */
+/* x as big + small, both TF32: big adds half of the last kept bit and cuts (two instructions);
+ * small = x - big, exact in 13 bits, is rounded by cvt.rn.tf32.f32 (one F2FP.TF32), where the
+ * tensor core would cut it (up to 8 u a product, 10 u at K = 2). cvt.rn for big too spilled. */
 static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *small)
 {
     const unsigned b = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
@@ -174,11 +177,12 @@ static __device__ __forceinline__ void split(float x, unsigned *big, unsigned *s
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]),             \
         "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define D64(d) D8(d, 0), D8(d, 8), D8(d, 16), D8(d, 24), D8(d, 32), D8(d, 40), D8(d, 48), D8(d, 56)
+/* The four registers of A fragment [s][h] (k8 step s, big or small) as asm operands. */
+#define A4(a, s, h) "+r"(a[s][h][0]), "+r"(a[s][h][1]), "+r"(a[s][h][2]), "+r"(a[s][h][3])
 
-/* d = a b (accumulate == 0) or d = a b + d, for a 64x8 A in registers (lane (g, t) of warp w:
- * a[0] = (16w + g, t), a[1] = (16w + g + 8, t), a[2] = (16w + g, t + 4), a[3] = (16w + g + 8,
- * t + 4)) and an 8x128 B in shared memory (K-major, desc). Asynchronous: d and a belong to the
- * tensor core until wgmma_wait(). */
+/* d = a b (accumulate == 0) or a b + d, 64x8 A in registers (lane (g, t) of warp w: a[0..3] =
+ * (16w + g, t), (16w + g + 8, t), (16w + g, t + 4), (16w + g + 8, t + 4)) and 8x128 B in shared
+ * memory (K-major, desc). Asynchronous: d and a belong to the tensor core until wgmma_wait(). */
 static __device__ __forceinline__ void wgmma_tf32(float d[ACC_REGS], const unsigned a[4],
                                                   unsigned long long desc, int accumulate)
 {
@@ -197,8 +201,7 @@ static __device__ __forceinline__ void wgmma_tf32(float d[ACC_REGS], const unsig
                  : "memory");
 }
 
-/* Orders this thread's earlier accesses to the A-fragment and accumulator registers before
- * the warpgroup's next wgmma (PTX ISA, wgmma.fence). */
+/* Orders this thread's accesses to A's and the accumulator's registers before the next wgmma. */
 static __device__ __forceinline__ void wgmma_fence(void)
 {
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -209,28 +212,21 @@ static __device__ __forceinline__ void wgmma_commit(void)
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
-/* Waits until at most PENDING of the groups this thread committed are still running (0: all
- * done; 1: the tile before is done, and its A fragments may be overwritten). d and a are
- * operands, so that the compiler reads d only after the wait and keeps a's registers unchanged
- * until it. */
+/* Waits until at most PENDING of this thread's committed groups still run (1: the tile before
+ * is done, its A fragments free). d and a are operands, so that the compiler reads d only after
+ * the wait and keeps a's registers unchanged until it. */
 template <int PENDING>
 static __device__ __forceinline__ void wgmma_wait(float d[ACC_REGS], unsigned a[K8_STEPS][2][4])
 {
     asm volatile("wgmma.wait_group.sync.aligned %96;\n"
-                 : D64(d), "+r"(a[0][0][0]), "+r"(a[0][0][1]), "+r"(a[0][0][2]), "+r"(a[0][0][3]),
-                   "+r"(a[0][1][0]), "+r"(a[0][1][1]), "+r"(a[0][1][2]), "+r"(a[0][1][3]),
-                   "+r"(a[1][0][0]), "+r"(a[1][0][1]), "+r"(a[1][0][2]), "+r"(a[1][0][3]),
-                   "+r"(a[1][1][0]), "+r"(a[1][1][1]), "+r"(a[1][1][2]), "+r"(a[1][1][3]),
-                   "+r"(a[2][0][0]), "+r"(a[2][0][1]), "+r"(a[2][0][2]), "+r"(a[2][0][3]),
-                   "+r"(a[2][1][0]), "+r"(a[2][1][1]), "+r"(a[2][1][2]), "+r"(a[2][1][3]),
-                   "+r"(a[3][0][0]), "+r"(a[3][0][1]), "+r"(a[3][0][2]), "+r"(a[3][0][3]),
-                   "+r"(a[3][1][0]), "+r"(a[3][1][1]), "+r"(a[3][1][2]), "+r"(a[3][1][3])
+                 : D64(d), A4(a, 0, 0), A4(a, 0, 1), A4(a, 1, 0), A4(a, 1, 1), A4(a, 2, 0),
+                   A4(a, 2, 1), A4(a, 3, 0), A4(a, 3, 1)
                  : "n"(PENDING)
                  : "memory");
 }
 
-/* Pins values computed in registers (the FADDs into acc, the split of A) before the next
- * wgmma.fence, which orders register accesses for the hardware, not for the compiler. */
+/* Pins values computed in registers (acc's FADDs, A's split) before the next wgmma.fence,
+ * which orders register accesses for the hardware, not the compiler. */
 static __device__ __forceinline__ void pin(float d[ACC_REGS])
 {
     asm volatile("" : D64(d) : : "memory");
@@ -242,31 +238,25 @@ static __device__ __forceinline__ void pin_a(unsigned a[K8_STEPS][2][4])
     for (int s = 0; s < K8_STEPS; ++s)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-            asm volatile("" : "+r"(a[s][h][0]), "+r"(a[s][h][1]), "+r"(a[s][h][2]), "+r"(a[s][h][3])
-                         : : "memory");
+            asm volatile("" : A4(a, s, h) : : "memory");
 }
 
 /* ---- The K order inside a tile ----
- * A's register fragment gives lane t the k = t and t + 4 of each k8 step. Reading them one float
- * at a time would take 32 loads per tile; instead the position c (0..7) of step s is tile column
- * 8s + 2 (c % 4) + c / 4, so lane t's two k of a step are the adjacent columns 8s + 2t and
- * 8s + 2t + 1: one LDS.64 per row and step. Each step still covers 8 consecutive columns, so a
- * short K uses few steps: every step costs three truncating additions in the tensor core
- * (spreading K = 2 over two steps instead of one measured 10 u at K = 2, over the check's bound).
- * B^T uses the same order (the products are the same set). Position 4kc + i of a B^T row
- * (16-byte chunk kc: step kc / 2, c = 4 (kc % 2) + i) is B's tile row 8 (kc / 2) + 2i + kc % 2. */
+ * A's fragment gives lane t the k = t and t + 4 of each k8 step; here position c (0..7) of step
+ * s is tile column 8s + 2 (c % 4) + c / 4, so lane t's two k of a step are adjacent columns 8s +
+ * 2t, 8s + 2t + 1: one LDS.64 per row and step. A step still covers 8 consecutive columns, so a
+ * short K uses few steps (each costs three truncating additions: K = 2 over two steps was 10 u).
+ * B^T uses the same order: position 4kc + i of a B^T row (16-byte chunk kc: step kc / 2, c = 4
+ * (kc % 2) + i) is B's tile row 8 (kc / 2) + 2i + kc % 2. */
 static __device__ __forceinline__ int b_tile_row(int kc, int i)
 {
     return 8 * (kc / 2) + 2 * i + kc % 2;
 }
 
 /* The producer's share of one tile: two 4 (K) x 4 (N) blocks of raw B, split, written
- * transposed into B^T big and small. Block (kc, nb): B^T rows n = 4nb..4nb+3, chunk kc. The
- * 8 threads of a quarter-warp (q = 0..7) take nb % 8 = q (reads: 8 different 16-byte columns
- * of raw B, all 32 banks) and kc % 4 = (q / 2 + rot) % 4 with kc / 4 shared, so chunk
- * kc ^ (n % 8) = kc ^ (4 (q % 2) + j) is different for each of the 8 (writes: all 32 banks).
- * Nsight Compute, the first TMA build at 4096: 1.36 M shared-memory bank conflicts against the
- * prototype's 14.8 M (its transposed writes, 6.1 wavefronts a store). */
+ * transposed into B^T big and small. Block (kc, nb): B^T rows n = 4nb..4nb+3, chunk kc. A
+ * quarter-warp (q = 0..7) takes nb % 8 = q (reads: all 32 banks) and kc % 4 = (q / 2 + rot) % 4
+ * with kc / 4 shared, so chunk kc ^ (n % 8) differs for each of the 8 (writes: all 32 banks). */
 static __device__ __forceinline__ void split_b(unsigned char *b_raw, unsigned char *bt, int p)
 {
     const int q = p % 8, w = p / 8;
@@ -323,11 +313,10 @@ static __device__ __forceinline__ void cp_async_4_all(unsigned dst, const float 
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-/* The same copies for a tile wholly inside A and B, about 3 instructions each: thread p copies
- * column p % 32 of A's rows p / 32 + 4i and column p of B's rows i (i = 0..31), stepping the
- * source pointers instead of recomputing them and checking nothing. Row p / 32 + 4i of A has
- * row % 8 = p / 32 + 4 (i % 2), so its swizzled place is one of two offsets plus 512 i. (The
- * general form alone: 0.95-0.98x cuBLAS on odd leading dimensions, 1.26-1.37x with this.) */
+/* The same copies for a tile wholly inside A and B, ~3 instructions each (the general form
+ * alone: 0.95-0.98x cuBLAS on odd leading dimensions, 1.26-1.37x with this): thread p copies
+ * column p % 32 of A's rows p / 32 + 4i (row % 8 = p / 32 + 4 (i % 2): one of two swizzled
+ * offsets plus 512 i) and column p of B's rows i, stepping the sources, checking nothing. */
 static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const float *a,
                                                        size_t lda4, const float *b, size_t ldb,
                                                        int p)
@@ -349,11 +338,9 @@ static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const flo
 }
 
 /* The barriers, one 8-byte mbarrier each, per stage:
- *   raw_full:    the raw tile has landed (TMA: one arrive with the byte count; the fallback:
- *                one arrive after the producer warpgroup's barrier);
+ *   raw_full:    the raw tile has landed (TMA's byte count, or the producers' copies);
  *   raw_empty:   everyone who reads the raw tile has read it (384 threads; SPLIT_B: 256);
- *   split_full:  B^T big/small are written and fenced for the async proxy (128 producers;
- *                SPLIT_B: TMA's bytes have landed, one arrive with their count);
+ *   split_full:  B^T big/small written and fenced (128 producers; SPLIT_B: TMA's byte count);
  *   split_empty: both consumer warpgroups' wgmma on them have completed (256 consumers). */
 #define BAR_RAW_FULL    0
 #define BAR_RAW_EMPTY   (BAR_RAW_FULL + RAW_STAGES)
@@ -361,8 +348,7 @@ static __device__ __forceinline__ void copy_raw_inside(unsigned stage, const flo
 #define BAR_SPLIT_EMPTY (BAR_SPLIT_FULL + SPLIT_STAGES)
 #define BARS            (BAR_SPLIT_EMPTY + SPLIT_STAGES) /* SPLIT_STAGES: the kernel's */
 
-/* What a consumer thread keeps for its K loop. */
-struct consumer {
+struct consumer { /* what a consumer thread keeps for its K loop */
     const unsigned char *raw; /* the raw stages */
     unsigned bt_s, bar;       /* shared addresses: the B^T split stages, the barriers */
     int a_row[2];             /* byte offsets in an A raw tile of its rows row0, row0 + 8 */
@@ -371,11 +357,9 @@ struct consumer {
     int in_flight; /* the wgmma of the tile before are still running (their chunk not summed) */
 };
 
-/* A of tile kt, split into `a`: rows row0 and row0 + 8 (both % 8 == g), of each step st the
- * 8 bytes at columns 8st + 2t (chunk 2st + t / 2 of the swizzled raw tile, stored at that ^ g).
- * In a phase of 16 lanes (4 rows) 8 chunks, each read in two 8-byte halves by lanes of two rows:
- * 2-way conflicts (Nsight Compute: two extra wavefronts an LDS.64). a[step][big, small][a0..a3]:
- * a0 / a1 rows row0 / row0 + 8 at position t (.x), a2 / a3 at position t + 4 (.y). */
+/* A of tile kt, split into `a` (a[step][big, small][a0..a3]; a0 / a1 rows row0 / row0 + 8 at
+ * position t, a2 / a3 at t + 4): of each step st the 8 bytes at columns 8st + 2t (chunk 2st + t
+ * / 2 of the swizzled raw tile, stored at that ^ g); 2-way bank conflicts (Nsight Compute). */
 static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
                                               unsigned a[K8_STEPS][2][4])
 {
@@ -401,13 +385,11 @@ static __device__ __forceinline__ void load_a(const struct consumer *c, int kt,
 }
 
 /* Tile kt, whose A is split in `a`: twelve wgmma into chunk, per k8 step small*big, big*small,
- * big*big (the smallest first); a chunk's first tile (`starts`) starts it from zero. While
- * they run: the wait for the tile before (its B^T buffer goes back to the producer), and A of
- * tile kt + 1 into `a_next`, whose last reader was that tile. After a chunk's last tile (`sums`),
- * and at the last tile, the wait for everything and chunk into acc: FP32 sums rounded to
- * nearest, outside the tensor core. starts and sums are constants where it is inlined: with
- * wgmma in flight, ptxas keeps the pipeline only across branches it can see are the same for
- * the whole warpgroup. */
+ * big*big; a chunk's first tile (`starts`) starts it from zero. While they run: the wait for
+ * the tile before (its B^T buffer goes back) and A of tile kt + 1 into `a_next`. After a chunk's
+ * last tile (`sums`) and the last tile: the wait for all, chunk into acc by FADD. starts and
+ * sums are constants where inlined: ptxas keeps wgmma in flight only across branches it sees
+ * are uniform. */
 template <int SPLIT_STAGES>
 static __device__ __forceinline__ void consume_tile(struct consumer *c, int kt,
                                                     unsigned a[K8_STEPS][2][4],
@@ -467,8 +449,7 @@ static __device__ __forceinline__ void consume_all(struct consumer *c, unsigned 
 
 #endif /* sm_90a */
 
-/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
- * (its Inf or NaN, or a finite value where only the big parts overflowed). */
+/* SGEMM's own answer for one element, a sequential FP32 loop: for a sum that is not finite. */
 static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
                                        int row, int col)
 {
@@ -549,8 +530,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
             return;
         }
-        /* Raw tile j (block-relative) into raw stage j % RAW_STAGES, once its previous tile's
-         * readers are done. TMA: thread 0 alone. The fallback: all 128, each its own copies. */
+        /* Raw tile j (block-relative) into stage j % RAW_STAGES once its readers are done.
+         * TMA: thread 0 alone; the fallback: all 128, each its own copies. */
         auto fetch = [&](int j) {
             const int r = j % RAW_STAGES;
             const unsigned stage = raw_s + r * RAW_STAGE_BYTES;
@@ -583,9 +564,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (kt + RAW_STAGES - 1 < k_tiles)
                 fetch(kt + RAW_STAGES - 1);
             if (FEED == FEED_COPY) {
-                /* Groups committed: tiles 0..kt + RAW_STAGES - 1 (empty ones past the end);
-                 * RAW_STAGES - 1 pending: this thread's copies of tile kt have landed. After
-                 * the warpgroup's barrier everyone's have; one arrive tells the consumers. */
+                /* Groups: tiles 0..kt + RAW_STAGES - 1 (empty past the end); RAW_STAGES - 1
+                 * pending: tile kt's copies landed, everyone's after the barrier. */
                 cp_async_commit();
                 cp_async_wait(RAW_STAGES - 1);
                 asm volatile("bar.sync 1, 128;\n" ::: "memory"); /* the producers alone */
@@ -623,8 +603,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     unsigned a0[K8_STEPS][2][4], a1[K8_STEPS][2][4];
     consume_all<SPLIT_STAGES>(&c, a0, a1, chunk, acc);
 
-    /* Accumulator layout (m64nNk8, f32): register 4j + r of lane (g, t) of warp w holds row
-     * 16w + g + 8 (r / 2), column 8j + 2t + (r % 2) of the warpgroup's 64 x 128. */
+    /* acc[4j + r] of lane (g, t), warp w: row 16w + g + 8 (r / 2), column 8j + 2t + (r % 2). */
     if (slices > 1) { /* the whole tile, edges too (zeros there): sum_slices() reads in range */
         float *out = work + (size_t)blockIdx.x * (BM * BN);
 #pragma unroll
@@ -635,34 +614,59 @@ __global__ void __launch_bounds__(THREADS, 1)
                     make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
         return;
     }
-    /* The epilogue. A sum that is not finite is not written here but marked in `redo` (bit
-     * 4j + r), and recomputed below. */
-    unsigned long long redo = 0;
+    /* The epilogue, through shared memory as in rung 15: the consumers meet (named barrier 2;
+     * 1 is the producers') once every K tile is read, put acc in the raw stages, meet again, and
+     * each warp writes rows of C as float4s. A sum not finite is recomputed below. */
+    float *c_tile = (float *)raw;
+    asm volatile("bar.sync 2, %0;\n" ::"n"(2 * WG) : "memory");
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            const int row = m0 + row0 + 8 * (r / 2), col = n0 + 8 * j + 2 * t + (r % 2);
-            if (row < M && col < N) {
-                const float v = acc[4 * j + r];
-                if (!isfinite(v)) {
-                    redo |= 1ull << (4 * j + r);
-                } else {
-                    float *c = C + (size_t)row * ldc + col;
-                    *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
-                }
+        for (int h = 0; h < 2; ++h)
+            *(float2 *)(c_tile + (row0 + 8 * h) * C_LD + 8 * j + 2 * t) =
+                make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    asm volatile("bar.sync 2, %0;\n" ::"n"(2 * WG) : "memory");
+    const int c4 = (tid - WG) % (BN / 4), r0 = (tid - WG) / (BN / 4);
+    const int rows_per_pass = 2 * WG / (BN / 4), col = n0 + 4 * c4;
+    const int vec = ldc % 4 == 0 && (uintptr_t)C % 16 == 0 && col + 3 < N;
+    int redo = 0;
+#pragma unroll 8
+    for (int p = 0; p < BM / rows_per_pass; ++p) {
+        const int row = m0 + r0 + p * rows_per_pass;
+        if (row >= M)
+            break;
+        const float4 v = *(const float4 *)(c_tile + (r0 + p * rows_per_pass) * C_LD + 4 * c4);
+        float *cp = C + (size_t)row * ldc + col;
+        if (vec && isfinite(v.x) && isfinite(v.y) && isfinite(v.z) && isfinite(v.w)) {
+            float4 out = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+            if (beta != 0.0f) {
+                const float4 old = *(const float4 *)cp;
+                out = make_float4(out.x + beta * old.x, out.y + beta * old.y,
+                                  out.z + beta * old.z, out.w + beta * old.w);
+            }
+            *(float4 *)cp = out;
+        } else {
+            const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                if (col + q >= N)
+                    continue;
+                if (!isfinite(e[q]))
+                    redo = 1;
+                else
+                    cp[q] = (beta == 0.0f) ? alpha * e[q] : alpha * e[q] + beta * cp[q];
             }
         }
-    /* Rare: the loop stays rolled (64 copies of a K loop would only bloat the kernel). */
+    }
+    /* Rare: the loop stays rolled (a K loop in each of 64 copies would only bloat the kernel). */
 #pragma unroll 1
-    for (int e = 0; redo != 0 && e < ACC_REGS; ++e) {
-        if (!((redo >> e) & 1))
+    for (int e = 0; redo && e < 4 * (BM / rows_per_pass); ++e) {
+        const int lr = r0 + (e / 4) * rows_per_pass, row = m0 + lr, cq = col + e % 4;
+        if (row >= M || cq >= N || isfinite(c_tile[lr * C_LD + 4 * c4 + e % 4]))
             continue;
-        const int j = e / 4, r = e % 4;
-        const int row = m0 + row0 + 8 * (r / 2), col = n0 + 8 * j + 2 * t + (r % 2);
-        const float v = sequential_dot(A, lda, B, ldb, K, row, col);
-        float *c = C + (size_t)row * ldc + col;
-        *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
+        const float v = sequential_dot(A, lda, B, ldb, K, row, cq);
+        float *cp = C + (size_t)row * ldc + cq;
+        *cp = (beta == 0.0f) ? alpha * v : alpha * v + beta * *cp;
     }
 #undef BAR
 #elif defined(__CUDA_ARCH__)
@@ -721,8 +725,7 @@ __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
 }
 
 /* Never launched. Its static shared memory tells the launcher which image the driver loaded:
- * PROBE_MARK_INTS ints where the sm_90a body (wgmma) was compiled, none elsewhere (an sm_90,
- * compute_90 or other image, where the kernel above is __trap()). */
+ * PROBE_MARK_INTS ints where the sm_90a body was compiled, none where the kernel is __trap(). */
 #define PROBE_MARK_INTS 4
 __global__ void wgmma_image_probe(int *sink)
 {
@@ -746,9 +749,8 @@ static const tf32x3_kernel kernels[3][2] = {
     KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA),
     {NULL, sgemm_tf32x3_wgmma<FEED_SPLIT_B, SPLIT_STAGES_WHOLE>}}; /* split-b: whole tiles only */
 
-/* ---- Per device, once (no stream work: it may run while a stream captures): the SM count,
- * whether the loaded image has the wgmma body, the opt-in to 225 KB of shared memory. Per
- * process, once: the driver's cuTensorMapEncodeTiled (none: FEED_COPY). Thread-safe. */
+/* ---- Per device, once, no stream work (a stream may be capturing): the SM count, whether the
+ * image has the wgmma body, the 225 KB opt-in. Per process: cuTensorMapEncodeTiled. */
 #define MAX_DEVICES 64
 struct device_facts {
     int known, sms, wgmma;
@@ -860,10 +862,9 @@ static int split_slices(long long tiles, int K, int sms)
 #define SPLIT_B_MIN_M     2048
 #define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
 
-/* Memory for split B from the rung's own pool on this device (made at its first use: it keeps
- * what it is given back, and never makes one stream wait for another's memory), taken (bytes >
- * 0) or given back (*bt) in stream order: nothing waits. In relaxed capture mode, so that a
- * global-mode capture in another thread does not fail for it. */
+/* Memory for split B from the rung's own pool on this device (made at first use: it keeps what
+ * is given back, and never makes one stream wait for another's memory), taken (bytes > 0) or
+ * given back in stream order, in relaxed capture mode (a global capture elsewhere stays valid). */
 static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stream)
 {
     int device = 0;
@@ -901,10 +902,9 @@ static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stre
     return err != cudaSuccess ? err : back;
 }
 
-/* B split once for the whole product, queued on the stream: *bt := B^T big (rows 0..n_pad - 1)
- * and small (from row n_pad), rows of k_pad floats. *bt := NULL where the plan does not pay,
- * the stream is capturing (a graph would own the memory) or there is no memory for it: then
- * the producers split B. launch() gives the memory back after the product. */
+/* B split once, queued on the stream: *bt := B^T big (rows 0..n_pad - 1) and small (from row
+ * n_pad), rows of k_pad floats; NULL where it does not pay, the stream captures (a graph would
+ * own the memory) or there is no memory: the producers split B. launch() gives it back. */
 static cudaError_t split_b_first(int M, int N, int K, const float *B, int ldb, unsigned **bt,
                                  int *k_pad, int *n_pad, cudaStream_t stream)
 {
