@@ -142,9 +142,9 @@
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
 /* Layouts in which a warp's fragment loads hit 32 different banks (lane (g, t) = (lane / 4,
- * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100, 2026-11-26): 0
- * bank conflicts on shared loads and stores, 100.7 M load wavefronts for 51.9 M loads, the ideal
- * 4 per LDS.128 and 1 per LDS.32.
+ * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100, 2026-11-26,
+ * before the epilogue's C tile): 0 bank conflicts on shared loads and stores, 100.7 M load
+ * wavefronts for 51.9 M loads, the ideal 4 per LDS.128 and 1 per LDS.32.
  * A: rows padded to bk + 16 floats. Lane (g, t) reads a_tile[g][4t..4t+3] with one LDS.128
  *    (tile_products); a quarter warp (g = 0, 1; t = 0..3) covers banks 16g + 4t..4t+3: all 32.
  * B: rows of BN floats, unpadded; element (k, n) is stored at column b_col(k, n), n with its
@@ -437,7 +437,8 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
  * sectors, and a quarter of the store instructions. A sum that is not finite is not written
  * here but recomputed below. The caller refills the stages only after a barrier (the stream-K
  * kernel has one between pieces). */
-#define C_LD (BN + 8) /* rows 8 banks apart: a half warp's float2 stores hit 32 banks */
+#define C_LD (BN + 8) /* rows 8 banks apart: a half warp's float2 stores hit 32 banks (by the
+                       * addresses; not counted) */
 static_assert(BM * C_LD * (int)sizeof(float) <= SMEM_BYTES(BK_LOW), "the C tile fits the stages");
 static __device__ __forceinline__ void store_c(float *smem, int M, int N, int K, float alpha,
                                                const float *A, int lda, const float *B, int ldb,
