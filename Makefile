@@ -213,6 +213,21 @@ $(foreach n,$(STEP_NUMS),$(eval $(call CONTRACT_BIN_RULE,$(n),$(n),$(patsubst st
 all: $(CONTRACT_BINS)
 # ---- launch-contract tests (end) --------------------------------------------------------------
 
+# $(BUILD)/tests/all_rungs: every rung linked into one program (common/step.h: a rung exports
+# step_NN alone, so the link fails on any other symbol two rungs define); run by `make test`.
+ALL_RUNGS_BIN := $(BUILD)/tests/all_rungs
+RUNGS_STAMP := $(BUILD)/flags/rungs.txt
+$(eval $(call FLAGS_STAMP,$(RUNGS_STAMP),STEP_NUMS))
+$(BUILD)/tests/all_rungs.o: tests/all_rungs.c common/step.h $(CC_FLAGS_STAMP) $(RUNGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	@scripts/logged.sh $(BUILD)/tests/all_rungs.log $(CC) $(ALL_CFLAGS) \
+	    -DRUNG_LIST='$(foreach n,$(STEP_NUMS),X($(n)))' -c $< -o $@
+$(ALL_RUNGS_BIN): $(BUILD)/tests/all_rungs.o $(STEP_OBJS) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
+	@echo "  LINK  $@"
+	@$(NVCC) $(GENCODE) -o $@ $(filter %.o,$^) -lpthread
+all: $(ALL_RUNGS_BIN)
+
 # ---- look inside a rung
 diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN))
 	$(if $(NN),,$(error $@ needs step=N, e.g. make step=5 $@))

@@ -14,7 +14,7 @@ static long long span(int rows, int cols, int ld) { return (long long)(rows - 1)
 static int misaligned(const void *p) { return ((uintptr_t)p & 3u) != 0; }
 
 /* C := beta * C over an M x N window; beta == 0 writes zeros without reading C. */
-__global__ void scale_c_kernel(int M, int N, float beta, float *C, int ldc)
+static __global__ void scale_c_kernel(int M, int N, float beta, float *C, int ldc)
 {
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (col >= N)

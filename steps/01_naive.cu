@@ -53,7 +53,7 @@
 
 #define TILE 32 /* a block of TILE x TILE threads computes a TILE x TILE tile of C */
 
-__global__ void sgemm_naive(int M, int N, int K, float alpha, const float *A, int lda,
+static __global__ void sgemm_naive(int M, int N, int K, float alpha, const float *A, int lda,
                             const float *B, int ldb, float beta, float *C, int ldc)
 {
     /* threadIdx.x -> row: neighbouring lanes of a warp are neighbouring ROWS. */

@@ -45,7 +45,7 @@
 
 #define TILE 32 /* a block of TILE x TILE threads computes a TILE x TILE tile of C */
 
-__global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float *A, int lda,
+static __global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float *A, int lda,
                                 const float *B, int ldb, float beta, float *C, int ldc)
 {
     /* threadIdx.x -> col: neighbouring lanes of a warp are neighbouring COLUMNS. */

@@ -65,7 +65,7 @@
 
 #define TILE 32 /* a block of TILE x TILE threads computes a TILE x TILE tile of C */
 
-__global__ void __launch_bounds__(TILE * TILE)
+static __global__ void __launch_bounds__(TILE * TILE)
 sgemm_smem_tiling(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                   int ldb, float beta, float *C, int ldc)
 {

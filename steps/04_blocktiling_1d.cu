@@ -81,7 +81,7 @@
 #define A_ROW_STEP (THREADS / BK) /* 32: rows of A copied by one pass of the block */
 #define B_ROW_STEP (THREADS / BN) /* 4: rows of B copied by one pass of the block */
 
-__global__ void __launch_bounds__(THREADS)
+static __global__ void __launch_bounds__(THREADS)
 sgemm_blocktiling_1d(int M, int N, int K, float alpha, const float *A, int lda,
                      const float *B, int ldb, float beta, float *C, int ldc)
 {

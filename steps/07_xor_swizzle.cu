@@ -191,7 +191,7 @@ static __device__ __forceinline__ float4 lds4(const float *tile, int offset)
     return *(const float4 *)&tile[offset];
 }
 
-__global__ void __launch_bounds__(THREADS)
+static __global__ void __launch_bounds__(THREADS)
     sgemm_xor_swizzle(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                       int ldb, float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c)
 {

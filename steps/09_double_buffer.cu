@@ -281,7 +281,7 @@ static __device__ __forceinline__ void tile_math(float acc[TM][TN], float frag_a
 
 /* __launch_bounds__(THREADS, 2): two blocks per SM, so ptxas must fit a thread in
  * 65536 / (2 * 256) = 128 registers. */
-__global__ void __launch_bounds__(THREADS, 2)
+static __global__ void __launch_bounds__(THREADS, 2)
     sgemm_double_buffer(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                         int ldb, float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c)
 {

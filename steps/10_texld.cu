@@ -364,7 +364,7 @@ static __device__ __forceinline__ void k_loop(float acc[TM][TN], float (*a_tile)
 
 /* __launch_bounds__(THREADS, 2): two blocks per SM, so ptxas must fit a thread in
  * 65536 / (2 * 256) = 128 registers. */
-__global__ void __launch_bounds__(THREADS, 2)
+static __global__ void __launch_bounds__(THREADS, 2)
     sgemm_texld(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc, int vec_a, int vec_b, int vec_c, int use_tex,
                 cudaTextureObject_t tex_a, cudaTextureObject_t tex_b)

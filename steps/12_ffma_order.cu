@@ -408,7 +408,7 @@ static __device__ __forceinline__ void tile_product(struct shape sh, const struc
 /* Block b computes C tile b. One block of 256 threads per SM: 128 accumulators + 48 fragment
  * floats need 210 registers. Below sm_80 it traps; the launcher never gets there. */
 template <int B16>
-__global__ void __launch_bounds__(L_THREADS, 1)
+static __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_ffma_order(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                      int ldb, float beta, float *C, int ldc)
 {

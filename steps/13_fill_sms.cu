@@ -408,7 +408,7 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
 #endif
 
 template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS> /* block b: C tile b */
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
+static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
     sgemm_whole(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc)
 {
@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
 /* Split-K on the large tile: block (x, y) computes tile x over K slice y into slab y of the
  * workspace (alpha 1, beta 0), whole-tile K loop; sgemm_sum_slices() adds the slabs in order. */
 template <int B16>
-__global__ void __launch_bounds__(L_THREADS, 1)
+static __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_slices(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                  float *work, int ldw)
 {
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 
 /* C := alpha * (slab 0 + slab 1 + ...) + beta * C, the slabs added in order (the same floats
  * on every run); a thread per 4 neighbouring floats of a row. beta == 0 never reads C. */
-__global__ void __launch_bounds__(256)
+static __global__ void __launch_bounds__(256)
     sgemm_sum_slices(int M, int N, float alpha, float beta, float *C, int ldc, const float *work,
                      int ldw, int slices, int c_vec)
 {
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(256)
 }
 
 template <int B16> /* stream-K: one share per block, as many blocks as the GPU holds at once */
-__global__ void __launch_bounds__(L_THREADS, 1)
+static __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_stream_k(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                    int ldb, float beta, float *C, int ldc, struct stream_k sk)
 {
@@ -494,7 +494,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 /* Split-K on the small tile: block b is slice b / tiles of tile b % tiles, so blocks started
  * together are the same slice of neighbouring tiles and share A and B panels in L2. */
 template <int B16>
-__global__ void __launch_bounds__(S_THREADS, 4)
+static __global__ void __launch_bounds__(S_THREADS, 4)
     sgemm_split(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc, struct split_k sp)
 {

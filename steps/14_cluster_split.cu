@@ -342,7 +342,7 @@ static __device__ __forceinline__ void stream_k_body(struct shape sh, const stru
 #endif
 
 template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS> /* block b: C tile b */
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
+static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
     sgemm_whole(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc, int first_tile)
 {
@@ -362,7 +362,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
 /* Split-K on the large tile: block (x, y) computes tile x over K slice y into slab y of the
  * workspace (alpha 1, beta 0), whole-tile K loop; sgemm_sum_slices() adds the slabs in order. */
 template <int B16>
-__global__ void __launch_bounds__(L_THREADS, 1)
+static __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_slices(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
                  float *work, int ldw)
 {
@@ -385,7 +385,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 #define SUM_THREADS     256
 #define SUM_SLABS_ALONE 8 /* up to 8 slabs (the early slices): one thread adds them all */
 #define SUM_GROUPS      8 /* above that, 8 threads share 4 floats (measured against 4 and 1) */
-__global__ void __launch_bounds__(SUM_THREADS)
+static __global__ void __launch_bounds__(SUM_THREADS)
     sgemm_sum_slices(int M, int N, float alpha, float beta, float *C, int ldc, const float *work,
                      int ldw, int slices, int c_vec)
 {
@@ -440,7 +440,7 @@ __global__ void __launch_bounds__(SUM_THREADS)
  * loads ADD_BATCH rows before it stores any: else a memory latency a row (3.5% at 4095^3). */
 #define ADD_THREADS 128 /* two rows of a tile at a time, 64 float4s each */
 #define ADD_BATCH   7   /* rows in flight per thread: as many as 80 registers hold */
-__global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
+static __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
     sgemm_add_pieces(int M, int N, float *__restrict__ C, int ldc, const float *w, int ldw,
                      int row0, int first_tile, int c_vec)
 {
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 8
 }
 
 template <int B16> /* stream-K: one share per block, as many blocks as the GPU holds at once */
-__global__ void __launch_bounds__(L_THREADS, 1)
+static __global__ void __launch_bounds__(L_THREADS, 1)
     sgemm_stream_k(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                    int ldb, float beta, float *C, int ldc, struct stream_k sk)
 {
@@ -500,7 +500,7 @@ __global__ void __launch_bounds__(L_THREADS, 1)
 /* Split-K on 64x128 or 64x64 tiles: blocks b - rank .. b - rank + slices - 1, a cluster, tile
  * b / slices */
 template <int B16, int SUB_N_>
-__global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
+static __global__ void __launch_bounds__(S_THREADS, CLUSTER_MIN_BLOCKS)
     sgemm_split(int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
                 float beta, float *C, int ldc, struct split_k sp)
 {
@@ -690,7 +690,7 @@ struct device_facts {
 static struct device_facts device_facts[MAX_DEVICES];
 static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
 /* NEW: how many clusters fit at one block per SM: asked with over half an SM's shared memory */
-__global__ void cluster_capacity_probe(void) {}
+static __global__ void cluster_capacity_probe(void) {}
 /* NEW: a cudaLaunchKernelEx configuration with one attribute: blocks in clusters of `size`
  * (size > 0), or else allowed to start before the kernel ahead on the stream ends. */
 static cudaLaunchConfig_t ex_config(long long blocks, int threads, int smem, int size,

@@ -511,7 +511,7 @@ static __device__ __forceinline__ void store_c(float *smem, int M, int N, int K,
  * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
  * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. */
 template <int BK, int VA, int VB>
-__global__ void __launch_bounds__(THREADS, 1)
+static __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                  int ldb, float beta, float *C, int ldc, int slices, float *work)
 {
@@ -593,7 +593,7 @@ static __device__ __forceinline__ void stream_k_piece(float *smem, int M, int N,
  * every K tile ran ~17% slower. Only with 16-byte copies of A and B: the 4-byte copies' extra
  * address registers made ptxas spill here. */
 template <int BK>
-__global__ void __launch_bounds__(THREADS, 1)
+static __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3_stream_k(int M, int N, int K, float alpha, const float *A, int lda,
                           const float *B, int ldb, float beta, float *C, int ldc,
                           struct stream_k sk)
@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 /* Split-K's second half: C = alpha (the slices' partial sums, added in slice order) + beta C,
  * one thread per element of C; a sum that is not finite recomputed as in the kernel above. */
-__global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
+static __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
                            const float *B, int ldb, float beta, float *C, int ldc, int slices,
                            const float *work)
 {

@@ -465,7 +465,7 @@ static __device__ float sequential_dot(const float *A, int lda, const float *B, 
  * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. FEED: how tiles come in
  * (FEED_COPY, FEED_TMA: tmap_a and tmap_b raw A and B; FEED_SPLIT_B: tmap_b B^T big and small). */
 template <int FEED, int SPLIT_STAGES>
-__global__ void __launch_bounds__(THREADS, 1)
+static __global__ void __launch_bounds__(THREADS, 1)
     sgemm_tf32x3_wgmma(const __grid_constant__ CUtensorMap tmap_a,
                        const __grid_constant__ CUtensorMap tmap_b, int M, int N, int K,
                        float alpha, const float *A, int lda, const float *B, int ldb, float beta,
@@ -676,7 +676,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 /* Split-K's second half: C = alpha (the slices' partial sums, added in slice order) + beta C,
  * one thread per element of C; a sum that is not finite recomputed as in the kernel above. */
-__global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
+static __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
                            const float *B, int ldb, float beta, float *C, int ldc, int slices,
                            const float *work)
 {
@@ -700,7 +700,7 @@ __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int
  * floats, k in the tile's K order (b_tile_row()), zeros outside K and N. A 32 x 32 block of B
  * through shared memory, read along B's rows and written along bt's (no bank conflicts). */
 #define SPLIT_B_TILE 32
-__global__ void __launch_bounds__(SPLIT_B_TILE * 8)
+static __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
     split_b_transposed(int K, int N, const float *B, int ldb, int k_pad, int n_pad, unsigned *bt)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -727,7 +727,7 @@ __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
 /* Never launched. Its static shared memory tells the launcher which image the driver loaded:
  * PROBE_MARK_INTS ints where the sm_90a body was compiled, none where the kernel is __trap(). */
 #define PROBE_MARK_INTS 4
-__global__ void wgmma_image_probe(int *sink)
+static __global__ void wgmma_image_probe(int *sink)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ int mark[PROBE_MARK_INTS];
