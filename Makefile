@@ -71,7 +71,7 @@ STEP_BINS := $(addprefix $(BIN)/step,$(STEP_NUMS))
 
 HARNESS_SRCS := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_OBJS := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRCS))
-COMMON_OBJS  := $(BUILD)/common/sgemm_common.o $(BUILD)/common/sgemm_workspace.o
+COMMON_OBJS  := $(BUILD)/common/sgemm_common.o $(BUILD)/common/sgemm_workspace.o $(BUILD)/common/device_facts.o
 # The host tests link only the parts that need no GPU.
 PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o split.o)
 
@@ -120,11 +120,11 @@ endef
 $(eval $(call FLAGS_STAMP,$(NVCC_FLAGS_STAMP),NVCC_STAMP))
 $(eval $(call FLAGS_STAMP,$(CC_FLAGS_STAMP),CC_STAMP))
 
-$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/cp_async.cuh common/ffma_tile.cuh common/fill_sms.cuh common/flags.cuh common/tma.cuh $(NVCC_FLAGS_STAMP)
+$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/device_facts.h common/cp_async.cuh common/ffma_tile.cuh common/fill_sms.cuh common/flags.cuh common/tma.cuh $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h $(NVCC_FLAGS_STAMP)
+$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h common/device_facts.h $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/common/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 

@@ -29,6 +29,17 @@
 #include <stddef.h>
 #include <cuda_runtime.h>
 
+/* The one size every rung asks for, so that the workspace a stream gets from whichever rung
+ * launches first on it serves every rung after it (a smaller one would leave them NULL, and so
+ * without split-K): SGEMM_WORKSPACE_FLOATS_PER_SM floats per SM for partial sums (two 128x256
+ * tiles, or four 128x128), then SGEMM_WORKSPACE_FLAGS_PER_SM flags or counters per SM. */
+#define SGEMM_WORKSPACE_FLOATS_PER_SM (2 * 128 * 256)
+#define SGEMM_WORKSPACE_FLAGS_PER_SM  8
+#define SGEMM_WORKSPACE_FLOATS(sms)   ((size_t)SGEMM_WORKSPACE_FLOATS_PER_SM * (size_t)(sms))
+#define SGEMM_WORKSPACE_BYTES(sms)                                                               \
+    (SGEMM_WORKSPACE_FLOATS(sms) * sizeof(float) +                                               \
+     (size_t)SGEMM_WORKSPACE_FLAGS_PER_SM * (size_t)(sms) * sizeof(unsigned))
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -62,10 +62,11 @@
  * 1024x1024x16384 0.84 -> 0.945 with the large-tile split, 4096x128x4096 0.867 (one row of
  * 64x128 tiles) the furthest behind. results/notes/step_13.md has every number.
  */
-#include <pthread.h>
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
+#include "../common/plan_costs.h"
 #include "../common/ffma_tile.cuh" /* rungs 11-12: tile, copies, fragments, epilogue, order */
 
 /* ---- The tiles ----------------------------------------------------------------------------- */
@@ -523,18 +524,14 @@ static long long ceil_div(long long a, long long b)
     return (a - 1) / b + 1; /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
 }
 
-/* ---- Dispatch: which plan finishes first? -------------------------------------------------
+/* ---- Dispatch: which plan finishes first? (the costs: common/plan_costs.h) ----------------
  * Costs in hundredths of the time one 128x256 tile takes on an SM that runs one at a time:
  *   whole 128x256 tiles: ceil(tiles / SMs) rounds of 100;
- *   whole 64x128 tiles: ceil(tiles / SMs) rounds (up to 4 blocks per SM) of LARGE_TILE_GAIN / 4
- *     (104: forced onto 4096^2 on an H200, the large tile ran at 1.006 of cuBLAS, this at 0.967);
- *   stream-K: the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST
- *     (113: a round of shares ran ~13% slower than a round of whole tiles on an H100).
+ *   whole 64x128 tiles: ceil(tiles / SMs) rounds (up to 4 blocks per SM) of LARGE_TILE_GAIN / 4;
+ *   stream-K: the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST.
  * On 132 SMs: 1024^2: 32 large 100, 128 small 26 -> small; 2048^2: 128 large 100, 512 small
  * 104 -> large; 2560^2: 200 large 200, stream-K 172, 400 small 104 -> small; 3072^2: 288 large
  * 300, stream-K 233, 576 small 130 -> small; 4096^2: 512 large 400, stream-K 412 -> large. */
-#define LARGE_TILE_GAIN 104
-#define STREAM_K_COST   113
 enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K };
 static enum plan choose_plan(long long large, long long small, int sms, long long resident)
 {
@@ -558,10 +555,8 @@ static enum plan choose_plan(long long large, long long small, int sms, long lon
  * block's time, with n blocks on the busiest SM sharing it:
  *   s = 1:  n * kt,                                n = ceil(tiles / SMs)
  *   s > 1:  n * (ceil(kt / s) + SPLIT_BLOCK_COST),  n = ceil(tiles * s / SMs)
- * SPLIT_BLOCK_COST (8) is a pipeline fill and a 32 KB partial sum through L2, fitted to every
- * plan forced every 64 from 256 to 1792 on an H200. `max_blocks` caps tiles * s (the
- * workspace; 0: no split). *cost := the cost of the pick. */
-#define SPLIT_BLOCK_COST 8
+ * SPLIT_BLOCK_COST: a pipeline fill and a 32 KB partial sum through L2. `max_blocks` caps
+ * tiles * s (the workspace; 0: no split). *cost := the cost of the pick. */
 static int split_slices(long long tiles, int K, int sms, long long max_blocks, long long *cost)
 {
     const long long kt = ceil_div(K, BK);
@@ -580,12 +575,9 @@ static int split_slices(long long tiles, int K, int sms, long long max_blocks, l
 
 /* Split-K on the large tile (sgemm_slices), for few large tiles and a long K: s = SMs / tiles
  * slices, one block per SM, each of >= LSPLIT_MIN_KT K tiles, the slabs (s * M * ldw floats)
- * in the workspace. Cost in split_slices()'s units (a 64x128 block's K tile): a 128x256 K tile
- * is 4 times the work at ~83% of the FFMA peak, where a lone 64x128 block per SM runs at ~68%
- * (H100, 1024x1024x16384): 4 x 0.68 / 0.83 = 3.3 (LARGE_KT_COST, in tenths), plus a pipeline
- * fill (4) and the slabs written and read back, 8 bytes a float at ~1 MB a unit. -1: no split. */
+ * in the workspace. Cost in split_slices()'s units (a 64x128 block's K tile): LARGE_KT_COST
+ * tenths a 128x256 K tile, plus a pipeline fill and the slabs written and read back. -1: none. */
 #define LSPLIT_MIN_KT 16
-#define LARGE_KT_COST 33
 static long long large_split(long long tiles, int M, int N, int K, int sms, long long ws_floats,
                              int *slices)
 {
@@ -599,76 +591,37 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
     if (s < 2 || M > SGEMM_MAX_GRID_Y) /* the sum kernel runs a row per gridDim.y */
         return -1;
     *slices = (int)s;
-    return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
+    return (LARGE_KT_COST * (ceil_div(kt, s) + PIPELINE_FILL_KT) +
+            SLAB_COST_TENTHS * s * M * ldw / 1000000) /
+           10;
 }
 
-/* ---- What the launcher knows about a device: asked once, kept per device ------------------ */
-#define MAX_DEVICES 64
-struct device_facts {
-    int known;          /* 0: not asked yet */
-    int cc, sms;        /* compute capability (10*major+minor), SMs */
-    long long resident; /* stream-K blocks that fit at once; 0: no cooperative launch */
+/* ---- What the launcher keeps per device (common/device_facts.h): how many stream-K blocks
+ * fit at once (0: no cooperative launch) ----------------------------------------------------- */
+struct facts {
+    long long resident;
 };
-static struct device_facts device_facts[MAX_DEVICES];
-static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static cudaError_t ask_device(int device, struct device_facts *f)
+static struct facts facts_of[SGEMM_MAX_DEVICES];
+static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
-    int major = 0, minor = 0, coop = 0;
-    cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
-    if (err != cudaSuccess)
-        return err;
-    f->cc = 10 * major + minor;
-    f->sms = f->sms < 1 ? 1 : f->sms;
-    f->resident = 0;
-    if (coop && f->cc >= 80) {
-        int per_sm = 0;
+    struct facts *f = (struct facts *)entry;
+    int per_sm = 0;
+    cudaError_t err = cudaSuccess;
+    if (d->cooperative && d->cc >= 80)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
             (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
-        f->resident = (long long)per_sm * f->sms;
-    }
+    f->resident = (long long)per_sm * d->sms;
     return err;
 }
-
-static cudaError_t get_device_facts(struct device_facts *out)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    if (device < 0 || device >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    pthread_mutex_lock(&facts_lock);
-    struct device_facts *f = &device_facts[device];
-    if (!f->known) {
-        err = ask_device(device, f);
-        f->known = (err == cudaSuccess);
-    }
-    *out = *f;
-    pthread_mutex_unlock(&facts_lock);
-    return err;
-}
+static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
 /* ---- The workspace (common/sgemm_workspace.h: one per stream, never made while capturing) --
- * WS_SLOTS_PER_SM * SMs slots of a 128x256 tile's floats (stream-K: a slot per block; split-K:
- * four 64x128 slots per slot, or the large split's slabs), then 4 flags or counts per slot. A
- * waiter clears its flag, a tile's last slice resets its count: each launch leaves zeros. */
-#define WS_SLOTS_PER_SM 2
-static long long ws_floats(int sms)
-{
-    return (long long)WS_SLOTS_PER_SM * sms * L_BM * L_BN;
-}
-static size_t ws_bytes(int sms)
-{
-    return (size_t)ws_floats(sms) * sizeof(float) + 4u * WS_SLOTS_PER_SM * sms * sizeof(unsigned);
-}
+ * Its floats: stream-K's slots (a 128x256 tile's floats per block), split-K's (a 64x128 tile's
+ * per slice) or the large split's slabs; then its flags (stream-K) or counts (split-K). A waiter
+ * clears its flag, a tile's last slice resets its count: each launch leaves zeros. */
+#define WS_FLOATS(sms) ((long long)SGEMM_WORKSPACE_FLOATS(sms))
+#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
 
 /* Stream-K: the last whole round and the partial one shared by `blocks` blocks resident at once
  * (a cooperative launch), the rest as whole tiles. *launched = 0 if they don't fit: whole tiles. */
@@ -763,46 +716,47 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
     if (err != cudaSuccess || done)
         return err;
-    struct device_facts f;
-    err = get_device_facts(&f);
+    struct sgemm_device d;
+    struct facts f;
+    err = sgemm_rung_facts(&facts_table, &d, &f);
     if (err != cudaSuccess)
         return err;
-    if (f.cc < 80)
+    if (d.cc < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
     const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B); /* rung 11 */
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const enum plan plan = choose_plan(large, small, f.sms, f.resident);
+    const enum plan plan = choose_plan(large, small, d.sms, f.resident);
     /* Without a workspace (capturing, none made yet): whole tiles; for stream-K the same floats. */
     float *work = NULL;
-    if (plan == STREAM_K && f.resident <= WS_SLOTS_PER_SM * (long long)f.sms) {
+    if (plan == STREAM_K && f.resident * L_BM * L_BN <= WS_FLOATS(d.sms) &&
+        f.resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d.sms) { /* a slot, a flag each */
         int launched = 0;
-        err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess || work == NULL)
             return err != cudaSuccess ? err : launch_whole_large(b16, &g, large, stream);
-        unsigned *flags = (unsigned *)(work + ws_floats(f.sms));
-        err = launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
+        err = launch_stream_k(b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms), stream,
+                              &launched);
         if (err != cudaSuccess || launched)
             return err;
     }
     if (plan == WHOLE_SMALL) {
-        const long long room = ws_floats(f.sms);
+        const long long room = WS_FLOATS(d.sms);
         long long cost = 0;
         int large_slices = 1;
-        const int slices = split_slices(small, K, f.sms, room / (S_BM * S_BN), &cost);
-        const long long large_cost = large_split(large, M, N, K, f.sms, room, &large_slices);
+        const int slices = split_slices(small, K, d.sms, room / (S_BM * S_BN), &cost);
+        const long long large_cost = large_split(large, M, N, K, d.sms, room, &large_slices);
         const int use_large = (large_cost >= 0 && large_cost < cost); /* a long K */
         if (use_large || slices > 1) {
-            err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
+            err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
             if (err != cudaSuccess)
                 return err;
         }
         if (work != NULL && use_large)
             return launch_slices(b16, &g, large_slices, large, work, stream);
         if (work != NULL && slices > 1)
-            return launch_split(b16, &g, slices, small, work,
-                                (unsigned *)(work + ws_floats(f.sms)), stream);
+            return launch_split(b16, &g, slices, small, work, WS_FLAGS(work, d.sms), stream);
         const whole_kernel kernel = b16 ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4>
                                         : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>;
         sgemm_trace(13, "whole-small", M, N, K, small, 1);

@@ -57,10 +57,11 @@
  * 512x512x8192 0.986 -> 0.978; the 64x64 tile 512 1.01 -> 1.16 (17.6 -> 15.5 us), 256 10.4 -> 9.5
  * us, 4096x64x4096 0.68 -> 0.80-0.94, 64x1024x1024 0.97-0.99 -> 1.11-1.14, 64x256x4096 33 -> 24 us.
  */
-#include <pthread.h>
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
+#include "../common/plan_costs.h"
 #include "../common/ffma_tile.cuh" /* rungs 11-12: tile, copies, fragments, epilogue, order */
 #include "../common/fill_sms.cuh"  /* rung 13: rasterization, stream-K's slots and flags */
 
@@ -73,7 +74,6 @@
 #define S_THREADS (32 * WARPS_M * S_WARPS_N)          /* 128 */
 #define T_SUB_N   1 /* NEW: 64x64 for the smallest C, 4 warps (2 x 2) of 32x32, 8x4 of C a thread */
 #define T_BN      (S_WARPS_N * WARP_COLS(T_SUB_N))     /* 64; 64 rows, 128 threads, as S */
-#define T_KT_COST 66 /* its K tile takes 66% of a 64x128 block's (measured; see the header) */
 #define SPLIT_MAX          8 /* slices per tile: a cluster holds them, 8 blocks is portable */
 #define SPLIT_MIN_KT       4 /* K tiles per slice, at least */
 #define CLUSTER_MIN_BLOCKS 3 /* the cluster kernel's launch bound, blocks per SM */
@@ -440,7 +440,8 @@ static __global__ void __launch_bounds__(SUM_THREADS)
  * loads ADD_BATCH rows before it stores any: else a memory latency a row (3.5% at 4095^3). */
 #define ADD_THREADS 128 /* two rows of a tile at a time, 64 float4s each */
 #define ADD_BATCH   7   /* rows in flight per thread: as many as 80 registers hold */
-static __global__ void __launch_bounds__(ADD_THREADS, 6) /* 80 registers: 216 x 256 + 80 x 128 fit */
+/* 80 registers: 216 x 256 + 80 x 128 fit */
+static __global__ void __launch_bounds__(ADD_THREADS, 6)
     sgemm_add_pieces(int M, int N, float *__restrict__ C, int ldc, const float *w, int ldw,
                      int row0, int first_tile, int c_vec)
 {
@@ -540,27 +541,17 @@ static long long ceil_div(long long a, long long b)
     return (a - 1) / b + 1; /* a >= 1; (a + b - 1) / b could overflow for a near INT_MAX */
 }
 
-/* ---- The workspace of stream-K, the large split and (NEW) the uneven tail -------------- */
-#define WS_SLOTS_PER_SM 2
-static long long ws_floats(int sms)
-{
-    return (long long)WS_SLOTS_PER_SM * sms * L_BM * L_BN;
-}
-static size_t ws_bytes(int sms)
-{
-    return (size_t)ws_floats(sms) * sizeof(float) + 4u * WS_SLOTS_PER_SM * sms * sizeof(unsigned);
-}
+/* ---- The workspace of stream-K, the large split and (NEW) the uneven tail: its floats, then
+ * its flags (common/sgemm_workspace.h) ------------------------------------------------------ */
+#define WS_FLOATS(sms) ((long long)SGEMM_WORKSPACE_FLOATS(sms))
+#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
 
 /* ---- Dispatch: rung 13's cost model (its comment has the terms and examples) ---------- */
-#define LARGE_TILE_GAIN 104
-#define STREAM_K_COST   113
 enum plan { WHOLE_LARGE, WHOLE_SMALL, STREAM_K, UNEVEN_TAIL };
 /* NEW: the uneven tail. The last r = tiles % SMs tiles (r > SMs/2, after a round), each cut once
  * along K: a long piece of kt - js K tiles on an SM of its own, a short one of js, run on the SMs
  * - r left free, waves = ceil(r / (SMs - r)) deep, each SHORT_PIECE_KT K tiles beyond its own (5;
  * 3, 5, 8 within 0.3%, H100). js balances the two; the longer in hundredths of a tile, or -1. */
-#define SHORT_PIECE_KT 5
-#define UNEVEN_COST    2
 static int tail_row0(long long dp, int N) /* w's first row: that of tile dp's raster group */
 {
     return (int)(dp / (RASTER_GROUP * ceil_div(N, L_BN)) * RASTER_GROUP * L_BM);
@@ -595,7 +586,7 @@ static enum plan choose_plan(long long large, long long small, int sms, long lon
     enum plan plan = WHOLE_LARGE;
     /* NEW: a long piece holds its SM: only with one 128x256 block per SM */
     const long long uneven =
-        resident == sms ? uneven_tail(large, sms, kt, M, N, ws_floats(sms), short_kt) : -1;
+        resident == sms ? uneven_tail(large, sms, kt, M, N, WS_FLOATS(sms), short_kt) : -1;
     if (uneven >= 0 && uneven < best) {
         best = uneven;
         plan = UNEVEN_TAIL;
@@ -621,8 +612,6 @@ static enum plan choose_plan(long long large, long long small, int sms, long lon
  * CLUSTER_BLOCK_COST (2; 8 through L2 in rung 13) and CLUSTER_MAX_SHARE (6, the most blocks an
  * SM the model is trusted with): fitted to every plan forced every 64 from 256 to 1792 on an
  * H200, within 3% of the fastest at 20 of 25 sizes (before the 64x64 tile). */
-#define CLUSTER_BLOCK_COST 2
-#define CLUSTER_MAX_SHARE  6
 static int split_slices(long long tiles, int K, int sms, const int *cap, int c, long long *cost)
 {
     const long long kt = ceil_div(K, BK);
@@ -642,7 +631,6 @@ static int split_slices(long long tiles, int K, int sms, const int *cap, int c, 
 /* Split-K on the large tile for a long K, as in rung 13 (which explains LARGE_KT_COST); -1: none */
 #define LSPLIT_MIN_KT 16
 #define EARLY_SLICES_MAX 8 /* NEW: up to 8 slices as launches of the whole-tile kernel */
-#define LARGE_KT_COST 33
 static long long large_split(long long tiles, int M, int N, int K, int sms, long long ws_floats,
                              int *slices)
 {
@@ -656,12 +644,13 @@ static long long large_split(long long tiles, int M, int N, int K, int sms, long
     if (s < 2)
         return -1;
     *slices = (int)s;
-    return (LARGE_KT_COST * (ceil_div(kt, s) + 4) + 80 * s * M * ldw / 1000000) / 10;
+    return (LARGE_KT_COST * (ceil_div(kt, s) + PIPELINE_FILL_KT) +
+            SLAB_COST_TENTHS * s * M * ldw / 1000000) /
+           10;
 }
 /* NEW: the 64x128 tile's split-K the same way (slabs, a launch a slice, the sum), in units of
  * split_slices(): n = ceil(s * tiles / SMs) blocks on the busiest SM (4 fit), ceil(kt / s) + 2
  * K tiles each, at SHARED_SM_SPEED% of a lone block's time if n > 1; large_split()'s sum. */
-#define SHARED_SM_SPEED 92
 static long long small_slabs(long long tiles, int M, int N, int K, int sms, long long ws_floats,
                              int *slices)
 {
@@ -669,8 +658,9 @@ static long long small_slabs(long long tiles, int M, int N, int K, int sms, long
     long long best = -1;
     for (long long s = 2; s <= EARLY_SLICES_MAX && kt / s >= SPLIT_MIN_KT; ++s) {
         const long long n = ceil_div(s * tiles, sms);
-        const long long c = n * (ceil_div(kt, s) + 2) * (n > 1 ? SHARED_SM_SPEED : 100) / 100 +
-                            8 * s * M * ldw / 1000000;
+        const long long c =
+            n * (ceil_div(kt, s) + SMALL_FILL_KT) * (n > 1 ? SHARED_SM_SPEED : 100) / 100 +
+            SLAB_COST_TENTHS / 10 * s * M * ldw / 1000000;
         if (s * M * ldw <= ws_floats && (best < 0 || c < best)) {
             best = c;
             *slices = (int)s;
@@ -679,16 +669,12 @@ static long long small_slabs(long long tiles, int M, int N, int K, int sms, long
     return best;
 }
 
-/* ---- What the launcher knows about a device: asked once, kept per device ------------------ */
-#define MAX_DEVICES 64
-struct device_facts {
-    int known;          /* 0: not asked yet */
-    int cc, sms;        /* compute capability (10*major+minor), SMs */
-    long long resident; /* stream-K blocks that fit at once; 0: no cooperative launch */
+/* ---- What the launcher keeps per device (common/device_facts.h) --------------------------- */
+struct facts {
+    long long resident;             /* stream-K blocks that fit at once; 0: no cooperative launch */
     int cluster_cap[SPLIT_MAX + 1]; /* NEW: clusters of s blocks at one block per SM; 0: none */
 };
-static struct device_facts device_facts[MAX_DEVICES];
-static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct facts facts_of[SGEMM_MAX_DEVICES];
 /* NEW: how many clusters fit at one block per SM: asked with over half an SM's shared memory */
 static __global__ void cluster_capacity_probe(void) {}
 /* NEW: a cudaLaunchKernelEx configuration with one attribute: blocks in clusters of `size`
@@ -715,38 +701,20 @@ static cudaLaunchConfig_t ex_config(long long blocks, int threads, int smem, int
     return config;
 }
 
-static cudaError_t ask_device(int device, struct device_facts *f)
+static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
-    int major = 0, minor = 0, coop = 0, clusters = 0;
-    int *const out[] = {&major, &minor, &f->sms, &coop, &clusters};
-    const enum cudaDeviceAttr attr[] = {
-        cudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMinor,
-        cudaDevAttrMultiProcessorCount, cudaDevAttrCooperativeLaunch, cudaDevAttrClusterLaunch};
+    struct facts *f = (struct facts *)entry;
     cudaError_t err = cudaSuccess;
-    for (int i = 0; i < 5 && err == cudaSuccess; ++i)
-        err = cudaDeviceGetAttribute(out[i], attr[i], device);
-    if (err != cudaSuccess)
-        return err;
-    f->cc = 10 * major + minor;
-    f->sms = f->sms < 1 ? 1 : f->sms;
-    f->resident = 0;
-    if (coop && f->cc >= 80) {
-        int per_sm = 0;
+    int per_sm = 0;
+    if (d->cooperative && d->cc >= 80)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
             (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
-        f->resident = (long long)per_sm * f->sms;
-    }
+    f->resident = (long long)per_sm * d->sms;
     for (int s = 0; s <= SPLIT_MAX; ++s)
         f->cluster_cap[s] = 0;
-    if (err != cudaSuccess || !clusters || f->cc < 90)
-        return err;
-    int per_sm = 0, per_block = 0;
-    err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    const int smem = per_sm / 2 + 1024;
-    if (err != cudaSuccess || smem > per_block)
+    const int smem = d->smem_sm / 2 + 1024;
+    if (err != cudaSuccess || !d->clusters || d->cc < 90 || smem > d->smem_optin)
         return err;
     err = cudaFuncSetAttribute((const void *)cluster_capacity_probe,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
@@ -758,25 +726,7 @@ static cudaError_t ask_device(int device, struct device_facts *f)
     }
     return err;
 }
-
-static cudaError_t get_device_facts(struct device_facts *out)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    if (device < 0 || device >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    pthread_mutex_lock(&facts_lock);
-    struct device_facts *f = &device_facts[device];
-    if (!f->known) {
-        err = ask_device(device, f);
-        f->known = (err == cudaSuccess);
-    }
-    *out = *f;
-    pthread_mutex_unlock(&facts_lock);
-    return err;
-}
+static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
 /* Stream-K: the last whole round and the partial one shared by `blocks` blocks resident at once
  * (a cooperative launch), the rest as whole tiles. *launched = 0 if they don't fit: whole tiles. */
@@ -932,11 +882,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
     if (err != cudaSuccess || done)
         return err;
-    struct device_facts f;
-    err = get_device_facts(&f);
+    struct sgemm_device d;
+    struct facts f;
+    err = sgemm_rung_facts(&facts_table, &d, &f);
     if (err != cudaSuccess)
         return err;
-    if (f.cc < 90 || f.cluster_cap[2] <= 0)
+    if (d.cc < 90 || f.cluster_cap[2] <= 0)
         return cudaErrorInvalidDevice; /* NEW: clusters need sm_90 (before: rung 13) */
     const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B); /* rung 11 */
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
@@ -944,38 +895,39 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
     int short_kt = 0;
     const enum plan plan =
-        choose_plan(large, small, f.sms, f.resident, ceil_div(K, BK), M, N, &short_kt);
+        choose_plan(large, small, d.sms, f.resident, ceil_div(K, BK), M, N, &short_kt);
     /* Without a workspace (capturing, none made yet): whole tiles (stream-K: the same floats). */
     float *work = NULL;
-    if (plan == UNEVEN_TAIL || (plan == STREAM_K && f.resident <= WS_SLOTS_PER_SM * f.sms)) {
+    if (plan == UNEVEN_TAIL || (plan == STREAM_K && f.resident * L_BM * L_BN <= WS_FLOATS(d.sms) &&
+                                f.resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d.sms)) {
         int launched = 0;
-        err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess || work == NULL)
             return err != cudaSuccess ? err : launch_whole_large(b16, &g, large, stream);
-        unsigned *flags = (unsigned *)(work + ws_floats(f.sms));
         err = plan == UNEVEN_TAIL /* NEW */
-                  ? launch_uneven(b16, &g, large, f.sms, short_kt, work, stream, &launched)
-                  : launch_stream_k(b16, &g, f.resident, large, work, flags, stream, &launched);
+                  ? launch_uneven(b16, &g, large, d.sms, short_kt, work, stream, &launched)
+                  : launch_stream_k(b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms),
+                                    stream, &launched);
         if (err != cudaSuccess || launched)
             return err;
     }
     if (plan == WHOLE_SMALL) {
-        const long long room = ws_floats(f.sms);
+        const long long room = WS_FLOATS(d.sms);
         long long cost = 0;
         int large_slices = 1;
-        const int slices = split_slices(small, K, f.sms, f.cluster_cap, 100, &cost);
+        const int slices = split_slices(small, K, d.sms, f.cluster_cap, 100, &cost);
         long long t_cost = 0; /* NEW: the 64x64 tile in clusters, where it costs less */
         const long long tiny = ceil_div(M, S_BM) * ceil_div(N, T_BN);
-        const int t_slices = split_slices(tiny, K, f.sms, f.cluster_cap, T_KT_COST, &t_cost);
+        const int t_slices = split_slices(tiny, K, d.sms, f.cluster_cap, T_KT_COST, &t_cost);
         const int t = t_slices > 1 && t_cost < cost;
         cost = t ? t_cost : cost;
-        const long long large_cost = large_split(large, M, N, K, f.sms, room, &large_slices);
+        const long long large_cost = large_split(large, M, N, K, d.sms, room, &large_slices);
         int small_slices = 1; /* NEW: the small tile in slabs, where blocks would share SMs */
-        const long long slab_cost = small_slabs(small, M, N, K, f.sms, room, &small_slices);
+        const long long slab_cost = small_slabs(small, M, N, K, d.sms, room, &small_slices);
         const int use_small = slab_cost >= 0 && slab_cost < cost &&
                               (large_cost < 0 || slab_cost < large_cost);
         if (use_small || (large_cost >= 0 && large_cost < cost)) { /* slabs in the workspace */
-            err = sgemm_stream_workspace(stream, ws_bytes(f.sms), (void **)&work);
+            err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
             if (err != cudaSuccess || work != NULL)
                 return err != cudaSuccess
                            ? err

@@ -119,12 +119,13 @@
  *   213-254 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
+#include "../common/plan_costs.h"
 #include "../common/cp_async.cuh" /* cp_async_4, cp_async_16, commit, wait */
 #include "../common/flags.cuh"    /* stream-K: raise_flag, wait_flag */
 
@@ -662,43 +663,27 @@ static const tf32x3_kernel kernels[2][2][2] = {
 static const tf32x3_sk_kernel sk_kernels[2] = {sgemm_tf32x3_stream_k<BK_LOW>,
                                                sgemm_tf32x3_stream_k<BK_DEEP>};
 
-/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
- * 132 SMs), the most split_slices() plans for (stream-K: one slot per block), then 8 flags per
- * SM (stream-K: one per block). The same size every time, and the size rungs 13, 14 and 16 ask
- * for, so that the workspace made by whichever runs first on a stream serves them all. */
-#define WORK_TILES_PER_SM 4
-#define WORK_FLAGS_PER_SM 8
-static size_t work_floats(int sms)
-{
-    return (size_t)WORK_TILES_PER_SM * sms * BM * BN;
-}
-static size_t work_bytes(int sms)
-{
-    return work_floats(sms) * sizeof(float) + (size_t)WORK_FLAGS_PER_SM * sms * sizeof(unsigned);
-}
+/* The workspace (common/sgemm_workspace.h): its floats hold WORK_TILES_PER_SM partial tiles of
+ * 128x128 per SM (the most split_slices() plans for; stream-K: one slot per block), then its
+ * flags (stream-K: one per block). */
+#define WORK_TILES_PER_SM (SGEMM_WORKSPACE_FLOATS_PER_SM / (BM * BN))
+static_assert(WORK_TILES_PER_SM <= SGEMM_WORKSPACE_FLAGS_PER_SM, "a flag for every slot");
 
-/* ---- Per device, once: the SM count, the K tile depth its shared memory allows, the opt-in
- * above 48 KB (an attribute of the kernel in that device's context, no stream work, so it may
- * run while a stream captures) and how many stream-K blocks fit at once. Safe from concurrent
- * host threads. */
-#define MAX_DEVICES 64
-struct device_facts {
-    int known, sms, deep;
+/* ---- Per device, once (common/device_facts.h): the K tile depth its shared memory allows, the
+ * opt-in above 48 KB (an attribute of the kernel in that device's context, no stream work, so
+ * it may run while a stream captures) and how many stream-K blocks fit at once. */
+struct facts {
+    int deep;
     long long resident; /* stream-K blocks resident at once; 0: no cooperative launch */
 };
-static struct device_facts device_facts[MAX_DEVICES];
-static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct facts facts_of[SGEMM_MAX_DEVICES];
 
-static cudaError_t ask_device(int device, struct device_facts *f)
+static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
-    int optin = 0, coop = 0, per_sm = 0;
-    cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device);
-    f->sms = f->sms < 1 ? 1 : f->sms;
-    f->deep = optin >= SMEM_BYTES(BK_DEEP); /* 227 KB on sm_90, 163 KB on sm_80; 99 on sm_86 */
+    struct facts *f = (struct facts *)entry;
+    int per_sm = 0;
+    cudaError_t err = cudaSuccess;
+    f->deep = d->smem_optin >= SMEM_BYTES(BK_DEEP); /* 227 KB on sm_90, 163 on sm_80, 99 on sm_86 */
     const int smem = f->deep ? SMEM_BYTES(BK_DEEP) : SMEM_BYTES(BK_LOW);
     for (int i = 0; i < 4 && err == cudaSuccess; ++i)
         err = cudaFuncSetAttribute((const void *)kernels[f->deep][i / 2][i % 2],
@@ -706,37 +691,19 @@ static cudaError_t ask_device(int device, struct device_facts *f)
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute((const void *)sk_kernels[f->deep],
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (err == cudaSuccess && coop)
+    if (err == cudaSuccess && d->cooperative)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, (const void *)sk_kernels[f->deep], THREADS, (size_t)smem);
     /* a slot and a flag per block: at most WORK_TILES_PER_SM a SM (one fits, on sm_80-90) */
-    f->resident = (long long)f->sms * (per_sm < WORK_TILES_PER_SM ? per_sm : WORK_TILES_PER_SM);
+    f->resident = (long long)d->sms * (per_sm < WORK_TILES_PER_SM ? per_sm : WORK_TILES_PER_SM);
     return err;
 }
-
-static cudaError_t get_device_facts(struct device_facts *out)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    if (device < 0 || device >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    pthread_mutex_lock(&facts_lock);
-    struct device_facts *f = &device_facts[device];
-    if (!f->known) {
-        err = ask_device(device, f);
-        f->known = (err == cudaSuccess);
-    }
-    *out = *f;
-    pthread_mutex_unlock(&facts_lock);
-    return err;
-}
+static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
 /* ---- The plans, in units of one block's K tile (~4 us on an H100) on the busiest SM --------
  * Whole tiles: ceil(tiles / SMs) rounds of all k_tiles K tiles of a tile.
  * Split-K: K slices per tile, whole rounds of blocks, ceil(tiles s / sms), times each block's
- * K tiles plus, when split, the partial tile written and read back (SPLIT_TILE_COST) and the
+ * K tiles plus, when split, the partial tile written and read back (MMA_SPLIT_TILE_COST) and the
  * sum kernel. Considered up to two rounds of whole tiles (beyond, the last round is a small
  * part of the time), each slice at least SLICE_MIN_K_TILES deep, within the workspace.
  * Examples on 132 SMs: 64 tiles of 16 K tiles (1024^3) split 2; 144 tiles of 24 (1536^3)
@@ -744,7 +711,6 @@ static cudaError_t get_device_facts(struct device_facts *out)
  * constants were set for 32-deep K tiles (the partial tile then cost ~1.3 of them) and
  * measured there; kept with 64. split_slices() returns the slices (1: no split), *cost the
  * cost of the plan. */
-#define SPLIT_TILE_COST 1.3
 static int split_slices(long long tiles, int K, int bk, int sms, double *cost)
 {
     const long long k_tiles = (K - 1) / bk + 1;
@@ -754,8 +720,10 @@ static int split_slices(long long tiles, int K, int bk, int sms, double *cost)
     for (long long s = 2; tiles < 2LL * sms && s <= k_tiles / SLICE_MIN_K_TILES && s <= most;
          ++s) {
         const double rounds = (double)((tiles * s - 1) / sms + 1);
-        const double sum_kernel = 2.0 + 0.01 * (double)(tiles * s);
-        const double c = rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
+        const double sum_kernel =
+            SUM_KERNEL_COST + SUM_KERNEL_COST_PER_BLOCK * (double)(tiles * s);
+        const double c =
+            rounds * ((double)((k_tiles - 1) / s + 1) + MMA_SPLIT_TILE_COST) + sum_kernel;
         if (c < best_cost) {
             best_cost = c;
             best = (int)s;
@@ -767,26 +735,26 @@ static int split_slices(long long tiles, int K, int bk, int sms, double *cost)
 
 /* Stream-K, for more tiles than blocks resident and not a multiple of them: the whole rounds but
  * one (each block all k_tiles of a tile), then a share of the rest's K tiles, plus
- * STREAM_K_COST: two more pipeline fills and a partial tile written and read back (a share
+ * MMA_STREAM_K_COST: two more pipeline fills and a partial tile written and read back (a share
  * starts and ends mid-tile). *dp_tiles := the tiles run whole. Examples on 132 SMs: 4096^3,
  * 1024 tiles of 64: 6 * 64 + 113 + 3 = 500 against 8 * 64 = 512 (-2.3%; measured on an H200
  * -3.0%); 8192^3, 4096 tiles of 128: 30 * 128 + 132 + 3 = 3975 against 4096 (-3.0%; -2.6%);
  * 2048^3, 256 tiles of 32: 63 + 3 = 66 against 64 (whole tiles). Only with 16-byte copies of
  * A and B (sgemm_tf32x3_stream_k()). */
-#define STREAM_K_COST 3.0
 static double stream_k_cost(long long tiles, int K, int bk, long long blocks, long long *dp_tiles)
 {
     const long long k_tiles = (K - 1) / bk + 1;
     *dp_tiles = (tiles / blocks - 1) * blocks;
     const long long shared = (tiles - *dp_tiles) * k_tiles;
     return (double)(tiles / blocks - 1) * (double)k_tiles + (double)((shared - 1) / blocks + 1) +
-           STREAM_K_COST;
+           MMA_STREAM_K_COST;
 }
 
 /* Stream-K: a cooperative launch of one block per resident slot for the tiles after dp_tiles,
  * then the whole tiles before them. *launched = 0 if the blocks don't fit at once (the caller
  * runs another plan). */
-static cudaError_t launch_stream_k(const struct device_facts *f, int M, int N, int K,
+static cudaError_t launch_stream_k(const struct sgemm_device *d, const struct facts *f, int M,
+                                   int N, int K,
                                    float alpha, const float *A, int lda, const float *B,
                                    int ldb, float beta, float *C, int ldc, long long tiles,
                                    long long dp_tiles, float *work, cudaStream_t stream,
@@ -797,7 +765,7 @@ static cudaError_t launch_stream_k(const struct device_facts *f, int M, int N, i
     sk.dp_tiles = (int)dp_tiles;
     sk.sk_tiles = (int)(tiles - dp_tiles);
     sk.partials = (float4 *)work;
-    sk.flags = (unsigned *)(work + work_floats(f->sms));
+    sk.flags = (unsigned *)(work + SGEMM_WORKSPACE_FLOATS(d->sms));
     void *params[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc, &sk};
     *launched = 0;
     cudaError_t err = cudaLaunchCooperativeKernel((const void *)sk_kernels[f->deep],
@@ -830,8 +798,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         return err;
     if (sgemm_current_cc() < 80)
         return cudaErrorInvalidDevice; /* mma.sync with TF32 and cp.async need sm_80 */
-    struct device_facts f;
-    if ((err = get_device_facts(&f)) != cudaSuccess)
+    struct sgemm_device d;
+    struct facts f;
+    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
         return err;
     /* 16-byte copies need 16-byte aligned rows and no 4-float segment across the edge. */
     const int va = (lda % 4 == 0) && (K % 4 == 0) && sgemm_aligned16(A);
@@ -840,7 +809,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
     const int bk = f.deep ? BK_DEEP : BK_LOW;
     double split_cost = 0.0;
-    int slices = split_slices(tiles, K, bk, f.sms, &split_cost);
+    int slices = split_slices(tiles, K, bk, d.sms, &split_cost);
     long long dp_tiles = 0;
     const int stream_k = va && vb && f.resident > 0 && tiles > f.resident &&
                          tiles % f.resident != 0 &&
@@ -849,13 +818,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (slices > 1 || stream_k) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
          * then the whole tiles, which need none. */
-        err = sgemm_stream_workspace(stream, work_bytes(f.sms), (void **)&work);
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
     }
     if (stream_k && work) {
         int launched = 0;
-        err = launch_stream_k(&f, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, tiles, dp_tiles,
+        err = launch_stream_k(&d, &f, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, tiles, dp_tiles,
                               work, stream, &launched);
         if (err != cudaSuccess || launched)
             return err;

@@ -87,7 +87,9 @@
 
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
+#include "../common/plan_costs.h"
 #include "../common/cp_async.cuh" /* the fallback copies: cp_async_4, commit, wait */
 #include "../common/tma.cuh"      /* mbarriers, TMA loads, fence.proxy.async */
 
@@ -749,16 +751,14 @@ static const tf32x3_kernel kernels[3][2] = {
     KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA),
     {NULL, sgemm_tf32x3_wgmma<FEED_SPLIT_B, SPLIT_STAGES_WHOLE>}}; /* split-b: whole tiles only */
 
-/* ---- Per device, once, no stream work (a stream may be capturing): the SM count, whether the
- * image has the wgmma body, the 225 KB opt-in. Per process: cuTensorMapEncodeTiled. */
-#define MAX_DEVICES 64
-struct device_facts {
-    int known, sms, wgmma;
+/* ---- Per device, once, no stream work (a stream may be capturing; common/device_facts.h):
+ * whether the image has the wgmma body, the 225 KB opt-in. Per process: cuTensorMapEncodeTiled. */
+struct facts {
+    int wgmma;
     cudaMemPool_t pool; /* split_b_first()'s memory; NULL until its first use */
     int no_pool;        /* making it failed: no split-b on this device */
 };
-static struct device_facts device_facts[MAX_DEVICES];
-static pthread_mutex_t facts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct facts facts_of[SGEMM_MAX_DEVICES];
 static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 static pthread_once_t encode_once = PTHREAD_ONCE_INIT;
 
@@ -773,13 +773,12 @@ static void find_encode_tiled(void)
     (void)cudaGetLastError(); /* a failed lookup is not this call's error */
 }
 
-static cudaError_t ask_device(int device, struct device_facts *f)
+static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
-    cudaError_t err = cudaDeviceGetAttribute(&f->sms, cudaDevAttrMultiProcessorCount, device);
-    f->sms = f->sms < 1 ? 1 : f->sms;
+    struct facts *f = (struct facts *)entry;
     struct cudaFuncAttributes probe;
-    if (err == cudaSuccess)
-        err = cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe);
+    (void)d;
+    cudaError_t err = cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe);
     f->wgmma = (err == cudaSuccess) && probe.sharedSizeBytes >= PROBE_MARK_INTS * sizeof(int);
     for (int i = 0; i < 6 && err == cudaSuccess && f->wgmma; ++i)
         if (kernels[i / 2][i % 2] != NULL)
@@ -789,25 +788,7 @@ static cudaError_t ask_device(int device, struct device_facts *f)
                                              : SMEM_BYTES(SPLIT_STAGES_SLICED));
     return err;
 }
-
-static cudaError_t get_device_facts(struct device_facts *out)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess)
-        return err;
-    if (device < 0 || device >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    pthread_mutex_lock(&facts_lock);
-    struct device_facts *f = &device_facts[device];
-    if (!f->known) {
-        err = ask_device(device, f);
-        f->known = (err == cudaSuccess);
-    }
-    *out = *f;
-    pthread_mutex_unlock(&facts_lock);
-    return err;
-}
+static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
 /* A row-major matrix (rows x cols, leading dimension ld) as a TMA tensor: boxes of box_rows x
  * box_cols, zeros outside. 0 when TMA cannot describe it: ld not a multiple of 16 bytes, a base
@@ -827,15 +808,11 @@ static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, i
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-/* The workspace asked for on every stream: WORK_TILES_PER_SM partial tiles per SM (34.6 MB on
- * 132 SMs), the most split_slices() plans for, and 8 flags per SM that only rungs 13-15 use:
- * one size for rungs 13-16, so that one workspace per stream, made once, serves them all. */
-#define WORK_TILES_PER_SM 4
-#define WORK_BYTES(sms)                                                                            \
-    ((size_t)WORK_TILES_PER_SM * (sms) * BM * BN * sizeof(float) + 8u * (sms) * sizeof(unsigned))
+/* The workspace (common/sgemm_workspace.h): WORK_TILES_PER_SM partial tiles of 128x128 per SM,
+ * the most split_slices() plans for. */
+#define WORK_TILES_PER_SM (SGEMM_WORKSPACE_FLOATS_PER_SM / (BM * BN))
 
 /* K slices per tile, rung 15's cost model (in units of one block's K tile). 1: no split. */
-#define SPLIT_TILE_COST 1.3
 static int split_slices(long long tiles, int K, int sms)
 {
     const long long k_tiles = (K - 1) / BK + 1;
@@ -846,9 +823,10 @@ static int split_slices(long long tiles, int K, int sms)
     const long long most = WORK_TILES_PER_SM * (long long)sms / tiles; /* the workspace's room */
     for (long long s = 2; s <= k_tiles / SLICE_MIN_K_TILES && s <= most; ++s) {
         const double rounds = (double)((tiles * s - 1) / sms + 1);
-        const double sum_kernel = 2.0 + 0.01 * (double)(tiles * s);
+        const double sum_kernel =
+            SUM_KERNEL_COST + SUM_KERNEL_COST_PER_BLOCK * (double)(tiles * s);
         const double cost =
-            rounds * ((double)((k_tiles - 1) / s + 1) + SPLIT_TILE_COST) + sum_kernel;
+            rounds * ((double)((k_tiles - 1) / s + 1) + MMA_SPLIT_TILE_COST) + sum_kernel;
         if (cost < best_cost) {
             best_cost = cost;
             best = (int)s;
@@ -859,8 +837,6 @@ static int split_slices(long long tiles, int K, int sms)
 
 /* B split before the product (FEED_SPLIT_B) where enough rows of tiles share it (each would
  * split all of B again) and its copy is not too large (1 GiB: K x N = 2^27, 11585^2). */
-#define SPLIT_B_MIN_M     2048
-#define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
 
 /* Memory for split B from the rung's own pool on this device (made at first use: it keeps what
  * is given back, and never makes one stream wait for another's memory), taken (bytes > 0) or
@@ -868,13 +844,13 @@ static int split_slices(long long tiles, int K, int sms)
 static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stream)
 {
     int device = 0;
-    cudaError_t err = cudaGetDevice(&device); /* < MAX_DEVICES: get_device_facts() said so */
+    cudaError_t err = cudaGetDevice(&device); /* < SGEMM_MAX_DEVICES: sgemm_rung_facts() saw */
     enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     if (err != cudaSuccess || (err = cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
         return err;
-    pthread_mutex_lock(&facts_lock);
-    cudaMemPool_t *pool = &device_facts[device].pool;
-    if (*pool == NULL && !device_facts[device].no_pool) {
+    pthread_mutex_lock(&facts_table.lock);
+    cudaMemPool_t *pool = &facts_of[device].pool;
+    if (*pool == NULL && !facts_of[device].no_pool) {
         cudaMemPoolProps props;
         memset(&props, 0, sizeof props);
         props.allocType = cudaMemAllocationTypePinned;
@@ -887,11 +863,11 @@ static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stre
              (err = cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowInternalDependencies,
                                             &no))))
             (void)cudaMemPoolDestroy(*pool);
-        device_facts[device].no_pool = err != cudaSuccess;
+        facts_of[device].no_pool = err != cudaSuccess;
         *pool = err != cudaSuccess ? NULL : *pool;
     }
     const cudaMemPool_t use = *pool;
-    pthread_mutex_unlock(&facts_lock);
+    pthread_mutex_unlock(&facts_table.lock);
     if (err == cudaSuccess)
         err = !bytes ? cudaFreeAsync(*bt, stream)
               : use  ? cudaMallocFromPoolAsync((void **)bt, bytes, use, stream)
@@ -941,8 +917,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         return err;
     if (sgemm_current_cc() != 90)
         return cudaErrorInvalidDevice; /* wgmma is sm_90a: Hopper only, not its successors */
-    struct device_facts f;
-    if ((err = get_device_facts(&f)) != cudaSuccess)
+    struct sgemm_device d;
+    struct facts f;
+    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
         return err;
     if (!f.wgmma)
         return cudaErrorNoKernelImageForDevice; /* built without sm_90a */
@@ -953,12 +930,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int tma_a = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B);
     /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
-    int slices = split_slices(tiles, K, f.sms);
+    int slices = split_slices(tiles, K, d.sms);
     float *work = NULL;
     if (slices > 1) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
          * then the whole tiles, which need none. */
-        err = sgemm_stream_workspace(stream, WORK_BYTES(f.sms), (void **)&work);
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
         slices = work ? slices : 1;
