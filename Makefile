@@ -11,7 +11,7 @@ comma := ,
 # ---- target architecture: the GPU's own, ARCH=sm_XY, or a spread when there is no GPU
 # nvidia-smi's compute_cap counts only when it is a number ("9.0" -> 90); anything else it
 # prints (an error, "[N/A]") means no GPU here. Hopper (9.0) builds sm_90a, sm_90 with its
-# architecture-specific instructions (wgmma, setmaxnreg: rung 16); such code runs on 9.0 only.
+# architecture-specific instructions (wgmma, setmaxnreg: rung 20); such code runs on 9.0 only.
 ifeq ($(origin ARCH),undefined)
   GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' \r' | grep -xE '[0-9]+\.[0-9]+' | tr -d .)
   ifneq ($(GPU_CC),)
@@ -71,7 +71,8 @@ STEP_BINS := $(addprefix $(BIN)/step,$(STEP_NUMS))
 
 HARNESS_SRCS := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_OBJS := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRCS))
-COMMON_OBJS  := $(BUILD)/common/sgemm_common.o $(BUILD)/common/sgemm_workspace.o $(BUILD)/common/device_facts.o
+COMMON_OBJS  := $(patsubst common/%.cu,$(BUILD)/common/%.o,$(wildcard common/*.cu))
+COMMON_HDRS  := $(wildcard common/*.h common/*.cuh)
 # The host tests link only the parts that need no GPU.
 PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o split.o)
 
@@ -120,11 +121,11 @@ endef
 $(eval $(call FLAGS_STAMP,$(NVCC_FLAGS_STAMP),NVCC_STAMP))
 $(eval $(call FLAGS_STAMP,$(CC_FLAGS_STAMP),CC_STAMP))
 
-$(BUILD)/steps/%.o: steps/%.cu common/step.h common/sgemm_common.h common/sgemm_workspace.h common/device_facts.h common/cp_async.cuh common/ffma_tile.cuh common/fill_sms.cuh common/flags.cuh common/tma.cuh $(NVCC_FLAGS_STAMP)
+$(BUILD)/steps/%.o: steps/%.cu $(COMMON_HDRS) $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/steps/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
-$(BUILD)/common/%.o: common/%.cu common/sgemm_common.h common/sgemm_workspace.h common/device_facts.h $(NVCC_FLAGS_STAMP)
+$(BUILD)/common/%.o: common/%.cu $(COMMON_HDRS) $(NVCC_FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	@scripts/logged.sh $(BUILD)/common/$*.log $(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
 
@@ -250,7 +251,7 @@ help:
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
 	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
-	@echo "  make step=N run        build rung N (1..16), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
+	@echo "  make step=N run        build rung N ($(firstword $(STEP_NUMS))..$(lastword $(STEP_NUMS))), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
 	@echo "  make all               build every rung (and the launch-contract tests)"
 	@echo "  make step=N diff       what rung N changes from rung N-1"

@@ -1,10 +1,10 @@
 /*
- * The 128x256 FFMA kernel of rung 12 in pieces, for the rungs that schedule it (13, 14): the
- * tile sizes (16x8 of C per thread, rung 12's), the copy plan and copies (rung 11: cp.async, A
- * transposed on the way in, B by 16 or 4 bytes), the fragments of a k step, a thread's patch
- * of C and the epilogue, and the FFMA order measured in rung 12. Rungs 11 and 12 keep their own
- * copies: there they are the lesson. Each rung that includes this file writes its own K loop
- * (tile_product()).
+ * The 128x256 FFMA kernel of rung 12 in pieces, for the rungs from 13 on that schedule it: the
+ * tile sizes (16x8 of C per thread, rung 12's; the smaller tiles of rungs 13 and 17), the copy
+ * plan and copies (rung 11: cp.async, A transposed on the way in, B by 16 or 4 bytes), the
+ * fragments of a k step, a thread's patch of C and the epilogue, and the FFMA order measured in
+ * rung 12. Rung 11 keeps its own copies (its 8x16 form): there they are the lesson. Rung 12
+ * includes this file and writes its own K loop; rungs 13-18 share theirs (ffma_loop.cuh).
  */
 #ifndef SGEMM_LADDER_FFMA_TILE_CUH
 #define SGEMM_LADDER_FFMA_TILE_CUH
@@ -30,6 +30,12 @@
 #define L_BM      (WARPS_M * LANES_M * SUB * L_SUB_M) /* 128 */
 #define L_BN      (L_WARPS_N * WARP_N)                /* 256 */
 #define L_THREADS (32 * WARPS_M * L_WARPS_N)          /* 256 */
+#define S_WARPS_N 2 /* 64x128, 4 warps (2 x 2) of 32x64, 8x8 of C per thread, 4 blocks/SM */
+#define S_SUB_M   2
+#define S_STAGES  4 /* a lone block has one warp per scheduler: a stage more hides a late copy */
+#define S_BM      (WARPS_M * LANES_M * SUB * S_SUB_M) /* 64 */
+#define S_BN      (S_WARPS_N * WARP_N)                /* 128 */
+#define S_THREADS (32 * WARPS_M * S_WARPS_N)          /* 128 */
 #define STAGE_FLOATS(bm, bn)       (BK * ((bm) + A_PAD) + BK * (bn))
 #define SMEM_BYTES(stages, bm, bn) ((stages)*STAGE_FLOATS(bm, bn) * (int)sizeof(float))
 

@@ -7,8 +7,8 @@
  * speed of two kernels and the fixed cost of a mechanism, is measured once and kept here, with
  * how and where it was measured. They were fitted on an H100 and an H200 (the same SM and
  * clocks; the H200's memory is faster), CUDA 13.0: on another GPU a plan may be less than the
- * best, never wrong (every plan computes the same C). results/notes/step_13.md and
- * step_14.md keep the forced-plan sweeps behind them.
+ * best, never wrong (every plan computes the same C). results/notes/step_15.md and
+ * step_18.md keep the forced-plan sweeps behind them.
  *
  * Units: the FFMA rungs count in hundredths of the time one 128x256 tile takes on an SM that
  * runs one at a time (choose_plan()), or in K tiles (8 deep) of one 64x128 block alone on an
@@ -17,7 +17,7 @@
 #ifndef SGEMM_LADDER_PLAN_COSTS_H
 #define SGEMM_LADDER_PLAN_COSTS_H
 
-/* ---- FFMA rungs (13, 14) ------------------------------------------------------------------ */
+/* ---- FFMA rungs (13-18) ------------------------------------------------------------------- */
 
 /* A round of 64x128 tiles (four blocks an SM) takes LARGE_TILE_GAIN / 4 hundredths: forced onto
  * 4096^2 on an H200, the 128x256 tile ran at 1.006 of cuBLAS, the 64x128 one at 0.967 (1.04x). */
@@ -27,7 +27,7 @@
  * than a round of whole tiles (a second K-loop entry, a partial tile through L2; H100). */
 #define STREAM_K_COST 113
 
-/* Split-K through global memory (rung 13): a slice's fixed cost, in K tiles: a pipeline fill
+/* Split-K through global memory (rung 14): a slice's fixed cost, in K tiles: a pipeline fill
  * and a 32 KB partial sum through L2. Fitted to every plan forced every 64 from 256 to 1792
  * (H200). */
 #define SPLIT_BLOCK_COST 8
@@ -40,29 +40,29 @@
 #define PIPELINE_FILL_KT 4
 #define SLAB_COST_TENTHS 80
 
-/* The 64x64 tile (rung 14): its K tile takes T_KT_COST% of a 64x128 block's, both alone on an
+/* The 64x64 tile (rung 17): its K tile takes T_KT_COST% of a 64x128 block's, both alone on an
  * SM (64x256x16384 in 8 slices, a block an SM, H200: 71.6 against 108 us). */
 #define T_KT_COST 66
 
-/* Split-K in clusters (rung 14): a slice's fixed cost in K tiles (8 through L2, 2 in the
+/* Split-K in clusters (rung 16): a slice's fixed cost in K tiles (8 through L2, 2 in the
  * cluster), and the most blocks an SM the model is trusted with. Fitted to every plan forced
  * every 64 from 256 to 1792 on an H200: within 3% of the fastest at 20 of 25 sizes. */
 #define CLUSTER_BLOCK_COST 2
 #define CLUSTER_MAX_SHARE  6
 
-/* The 64x128 tile's split into slabs (rung 14): two blocks of 4 warps on an SM each run at
+/* The 64x128 tile's split into slabs (rung 18): two blocks of 4 warps on an SM each run at
  * SHARED_SM_SPEED% of a lone block's time per K tile (a lone block idles its SM between its own
  * instructions; 4096x128x4096, H100), each with SMALL_FILL_KT K tiles of pipeline fill. */
 #define SHARED_SM_SPEED 92
 #define SMALL_FILL_KT   2
 
-/* The uneven tail (rung 14): a short piece runs SHORT_PIECE_KT K tiles beyond its own (the add
+/* The uneven tail (rung 18): a short piece runs SHORT_PIECE_KT K tiles beyond its own (the add
  * and the launch; 3, 5 and 8 within 0.3%, H100); the plan pays UNEVEN_COST hundredths for its
  * extra launches. */
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
 
-/* ---- Tensor-core rungs (15, 16), in K tiles of one 128x128 block -------------------------- */
+/* ---- Tensor-core rungs (19, 20), in K tiles of one 128x128 block -------------------------- */
 
 /* Split-K: a slice's partial tile written and read back costs MMA_SPLIT_TILE_COST K tiles (set
  * with 32-deep K tiles, kept with 64); the sum kernel SUM_KERNEL_COST plus
@@ -71,11 +71,11 @@
 #define SUM_KERNEL_COST           2.0
 #define SUM_KERNEL_COST_PER_BLOCK 0.01
 
-/* Stream-K (rung 15): two more pipeline fills and a partial tile written and read back, in K
+/* Stream-K (rung 19): two more pipeline fills and a partial tile written and read back, in K
  * tiles (4096^3 predicted -2.3%, measured -3.0% on an H200; 8192^3 -3.0%, measured -2.6%). */
 #define MMA_STREAM_K_COST 3.0
 
-/* B split once before the product (rung 16) where at least SPLIT_B_MIN_M rows share it (16 rows
+/* B split once before the product (rung 20) where at least SPLIT_B_MIN_M rows share it (16 rows
  * of 128-row tiles: below, the producers' own split of B hides behind the tensor core), and at
  * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). */
 #define SPLIT_B_MIN_M     2048

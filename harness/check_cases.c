@@ -144,34 +144,34 @@ int check_matrix(struct check_case *cases, int max)
                         product("alpha and beta", scalar_shapes[s][0], scalar_shapes[s][1],
                                 scalar_shapes[s][2], pairs[p], exact));
     /* Many tiles: more 128x256 tiles than SMs, and not a whole number of rounds (153 and 165 on
-     * 132 SMs, 153 and 165 on 108 too), so rung 13 shares K out between blocks (stream-K):
+     * 132 SMs, 153 and 165 on 108 too), so rungs 15-18 share K out between blocks (stream-K):
      * split tiles, a partial first K tile, B copied
      * 16 or 4 bytes at a time, padded rows. */
     static const int many_tiles[][3] = {{2049, 2300, 300}, {1100, 4100, 1001}, {4100, 1030, 77}};
     n = add_shapes(cases, n, max, "many tiles: stream-K", many_tiles, COUNT(many_tiles));
     /* 512 tiles: three rounds whole on 132 SMs, then one more round and the rest shared. */
     n = add(cases, n, max, product("many tiles: stream-K", 4096, 4096, 64, pairs[1], 0));
-    /* 232 tiles: on 132 SMs one round whole and 100 more: rung 13 shares them all out
+    /* 232 tiles: on 132 SMs one round whole and 100 more: rung 15 shares them all out
      * (stream-K, no whole rounds before), beta != 0. */
     n = add(cases, n, max, product("many tiles: stream-K", 14848, 512, 1024, pairs[1], 0));
-    /* 232 tiles again, on 132 SMs cut by rung 14's uneven tail (the last round's tiles split
+    /* 232 tiles again, on 132 SMs cut by rung 18's uneven tail (the last round's tiles split
      * along K into a long and a short piece, summed by a third kernel), with every edge at
      * once: a partial first K tile, N % 4 != 0 (B copied by 4 bytes), rows padded by one float
      * (C written by floats), C offset by one float; exact with beta != 0, then beta == 0. */
     n = add_every_edge(cases, n, max, "many tiles: uneven tail", 29693, 253, 1021);
-    /* Few tiles, long K, cut by rung 14 into slabs of the 64x128 tile (a launch a slice, then
+    /* Few tiles, long K, cut by rung 18 into slabs of the 64x128 tile (a launch a slice, then
      * their sum): 48 and 66 tiles, split 4 to 8 ways on 114-144 SMs, with every edge at once,
      * as above; exact with beta != 0, then random with beta == 0. */
     n = add_every_edge(cases, n, max, "few tiles: small-tile slabs", 3001, 101, 9001);
     n = add_every_edge(cases, n, max, "few tiles: small-tile slabs", 127, 4099, 4099);
     /* Few tiles: fewer 64x128 tiles than the SMs could take twice over, and K long enough to
-     * cut, so rung 13 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
+     * cut, so rung 14 splits each tile's K over several blocks (split-K): 12, 1 and 55 tiles,
      * a partial first K tile, B copied 16 or 4 bytes at a time, padded rows, beta != 0. */
     static const int few_tiles[][3] = {{200, 300, 999}, {64, 128, 64}, {700, 600, 2001}};
     n = add_shapes(cases, n, max, "few tiles: split-K", few_tiles, COUNT(few_tiles));
     /* Long K, exact, beta != 0, on many tiles: bound mode cannot see a K tile dropped at large K
      * (its bound grows like K^2 u, |C| like sqrt(K)), exact mode sees any wrong integer. On a
-     * 132-SM GPU rung 13 runs them as whole 128x256 tiles (2048^2), stream-K (14848x512),
+     * 132-SM GPU rung 15 runs them as whole 128x256 tiles (2048^2), stream-K (14848x512),
      * split-K on small tiles (256^2 x 16384) and split-K on large tiles (1024^2 and
      * 256^2 x 65536); the GPU tests prove each path ran on the GPU at hand (SGEMM_TRACE). */
     static const int long_k[][3] = {{2048, 2048, 4096},   {14848, 512, 4096},
@@ -189,7 +189,7 @@ int check_matrix(struct check_case *cases, int max)
         }
     }
     /* Inf and NaN in A and B (exact inputs around them): each C element must be +Inf, -Inf,
-     * NaN or finite as in cuBLAS, on one tile and on each of rung 13's paths on 132 SMs:
+     * NaN or finite as in cuBLAS, on one tile and on each of rung 15's paths on 132 SMs:
      * several whole tiles, stream-K, split-K on small tiles, split-K on large tiles. */
     static const int not_finite[][3] = {{67, 45, 33},     {1000, 1000, 999}, {2049, 2300, 300},
                                         {200, 300, 999},  {256, 256, 16384}};

@@ -163,12 +163,13 @@ rung_binary() {
     echo "$bin"
 }
 
-# rung_kernels N: the __global__ function names in the rung's source, one per line
-# (comments dropped; the declaration may span lines and carry __launch_bounds__).
+# rung_kernels N: the __global__ function names in the rung's source and the common/ headers it
+# includes (scripts/rung_body.sh), one per line (comments dropped; the declaration may span
+# lines and carry __launch_bounds__).
 rung_kernels() {
     local src
     src=$(rung_file "$1")
-    awk '
+    "$ROOT/scripts/rung_body.sh" "$src" | awk '
         {
             line = $0
             if (in_comment) { if ((e = index(line, "*/")) == 0) next; line = substr(line, e + 2); in_comment = 0 }
@@ -188,7 +189,7 @@ rung_kernels() {
                     name = substr(rest, RSTART, RLENGTH); sub(/[ \t]*\($/, "", name); print name
                 }
             }
-        }' "$src" | sort -u
+        }' | sort -u
 }
 
 # ---- diff --------------------------------------------------------------------

@@ -44,27 +44,19 @@
  *   meanwhile.  Now the loads for tile t+1 are in flight during tile t's 512 FMAs per thread
  *   and have landed before the registers are stored.  Inside a tile, the register double
  *   buffer gives each LDS.128 a whole k step (64 FMAs) to arrive.
- *   Half of the barriers are gone, and with them half of the moments where a block's eight
- *   warps wait for the slowest one.  What the last two changes buy shows in the issue
- *   rate (ncu, 4096): 0.85 instructions per cycle per scheduler instead of 0.76, mostly
- *   fewer "dispatch" stalls (0.52 cycles per instruction instead of 0.82).  Those track
- *   the FFMAs whose three source registers sit in one register bank (43 per tile in the
- *   first version, none now): which registers ptxas picks at the 128 limit is part of the
- *   speed of this rung.
+ *   Half of the barriers are gone. The last two changes show in the issue rate (ncu, 4096):
+ *   0.85 instructions per cycle per scheduler instead of 0.76, mostly fewer "dispatch" stalls
+ *   (0.52 a cycle instead of 0.82), which track FFMAs whose three sources share a register bank
+ *   (43 per tile in the first version, none now).
  *
  * The register budget: 128, the occupancy cliff
- *   An SM has 65536 registers.  Two blocks of 256 threads (16 warps) fit only if a thread
- *   uses at most 65536 / 512 = 128; at 129 the SM holds one block, 8 warps, and half the
- *   latency hiding is gone.  The payload alone is 64 accumulators + 2 x 16 fragments + 8
- *   staged floats = 104 registers, leaving 24 for addresses, counters and predicates.
- *   Unbounded, ptxas takes up to 145, so the kernel says __launch_bounds__(THREADS, 2) and
- *   every build must fit in 128 (measured on the first version: one block of 145 registers
- *   per SM ran 1% slower than two of 128).  With 64-bit source pointers sm_75 and sm_80
- *   spilled, so the copy-in sources are 32-bit offsets from A and B (one register each
- *   instead of two).  At this limit ptxas trades registers for instructions: in the first
- *   version of this rung it recomputed the two buffers' addresses every tile, about 20
- *   instructions per tile - the reason for the unrolling above.  Shared memory is no limit:
- *   2 x 16 KB per SM.
+ *   Two blocks of 256 threads fit an SM's 65536 registers only at 128 registers a thread; at
+ *   129 the SM holds one block and half the latency hiding is gone. The payload is 104 (64
+ *   accumulators, 2 x 16 fragments, 8 staged floats), so __launch_bounds__(THREADS, 2) holds
+ *   ptxas to 128 (unbounded it took 145, and ran 1% slower at one block an SM). The copy-in
+ *   sources are 32-bit offsets from A and B (64-bit pointers spilled on sm_75 and sm_80). At
+ *   this limit ptxas recomputed both buffers' addresses every tile, ~20 instructions: the
+ *   reason for the unrolling above. Shared memory is no limit: 2 x 16 KB per SM.
  *
  * Bank conflicts (tests/test_banks.c): none, as rung 08 (each buffer starts a multiple of
  * 128 bytes after the other, so both have the same banks).
@@ -73,10 +65,8 @@
  * write only what exists; beta == 0 never reads C).  The prefetch of tile t+1 uses the same
  * counts, so only the last tile meets the K edge.
  *
- * Expected speed (written before measuring): 0.85-0.92x cuBLAS at 4096, about 1.2x rung 08.
- * The 128x128x8 kernel of salykova's 'Advanced Matrix Multiplication Optimization on NVIDIA
- * GPUs', of this design, ran at 0.88x at 2048 on an H200 (its results were wrong there, so
- * the figure shows what the design can reach, no more).
+ * Expected speed (written before measuring): 0.85-0.92x cuBLAS at 4096, about 1.2x rung 08
+ * (the 128x128x8 kernel of salykova's article, of this design, ran at 0.88x at 2048 on an H200).
  *
  * Measured (H200): the first version (a rolled loop that tested for a next tile) 0.81x;
  * this one, predicted at 0.85x before its run, 0.943x at 4096 (0.945x at 2048, 0.951x at
@@ -85,9 +75,8 @@
  * tables.txt), 1.24x rung 08.  Nsight Compute: FMA pipe 75.4% busy (rung 08: 59.9%).  A goal
  * of 0.95 is missed by 0.3%, inside the 1.6% spread of the replays.
  *
- * Resources (ptxas -v, sm_90): 127 registers, 16384 bytes smem, 0 spills (sm_75/80: 127,
- * sm_86/89: 128, 0 spills).  The K loop is 1226 instructions per two tiles, 1024 of them FFMA;
- * on 16-byte-aligned operands 585 run per tile and warp (ncu), 87% of them FFMA.
+ * Resources (ptxas -v): 127-128 registers, 16384 bytes smem, 0 spills; 1226 K-loop
+ * instructions per two tiles (sm_90), 1024 of them FFMA.
  */
 #define BM      128 /* rows of the C tile (and of the A tile) one block computes */
 #define BN      128 /* cols of the C tile (and of the B tile) one block computes */

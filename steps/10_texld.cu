@@ -21,9 +21,8 @@
  *     floor(span / 4) texels, never a float past the end) and would read as zeros.
  *   The K loop is therefore written once and built twice (k_loop(), inlined with fast = 1
  *   and fast = 0): blocks that meet neither case fetch through the textures with no test at
- *   all; the others run rung 09's loop.  The choice is per block, so barriers stay uniform.
- *   One loop that chose texture or predicated load per tile ran at 0.80x cuBLAS, below rung
- *   09: it carried both paths and their tests everywhere.
+ *   all; the others run rung 09's loop.  The choice is per block, so barriers stay uniform
+ *   (one loop that chose per tile ran at 0.80x cuBLAS: both paths and their tests everywhere).
  *
  * Why the hardware rewards it, and what it does not buy on sm_90
  *   The gain is the loads without predicates, not the texture cache.  The texture copy of the
@@ -33,11 +32,9 @@
  *   schedules the four TLDs of a pair of tiles at the top of the unrolled body, a prefetch
  *   deeper than rung 09's, which costs 8 more live registers and about 5 MOVs per tile to
  *   make room.  Nothing says the texture path beats LDG as such: an LDG copy of the same
- *   test-free loop ran at 0.92x, below rung 09, with the counters of rung 09's slow schedule
- *   (dispatch stalls 0.83 cycles per instruction; 63 FFMAs per two tiles with all three
- *   sources in one register bank).  What the texture gives is the zeros past the end of A,
- *   which take the M edge out of the loop.  Seed 000, the design this ladder follows,
- *   measured a small gain from this change on an RTX 3090 and credits the same loads.
+ *   test-free loop ran at 0.92x, below rung 09 (its dispatch stalls those of rung 09's slow
+ *   schedule).  What the texture gives is the zeros past the end of A, which take the M edge
+ *   out of the loop.
  *
  * When the textures are used (the launcher decides; otherwise the call is exactly rung 09)
  *   - A and B both qualify for float4 loads (ld % 4 == 0, 16-byte aligned base), and K is a
@@ -51,42 +48,34 @@
  *   order, so the same floats, only without this rung's gain.
  *
  * How long a texture object lives: as long as the process
- *   A launch is asynchronous, and one captured into a CUDA graph may be replayed at any later
- *   time, any number of times.  Destroying an object that a queued kernel or a graph may
- *   still fetch through is undefined behaviour, and nothing tells the launcher when that
- *   stops: it may not wait on a stream or an event (the contract), a capturing stream
- *   refuses event queries, and no event says when a graph's last replay ends.  So no object
- *   is ever destroyed.  They sit in a cache keyed by (device, base pointer, texels), guarded
- *   by one mutex, and go with the CUDA context at exit:
- *   - a call looks both operands up; a miss creates the object only if the cache has room
- *     and the stream is not capturing (cudaStreamIsCapturing).  Creating one is not stream
- *     work (a graph would not replay it) and may allocate, which a launch must not do while
- *     its stream is capturing; a capture takes the objects already made, or the plain loads.
- *     Creation runs in relaxed capture mode, so that a global-mode capture on another
- *     thread can neither refuse it nor be broken by it;
- *   - an object covers addresses, not an allocation: a pointer freed and allocated again
- *     with the same size reuses its object, which reads whatever is there now;
- *   - the cache holds 512 objects (TEX_CACHE_SIZE), all devices together; a sweep takes two
- *     per size.  When it is full, operands not in it take the plain loads for the rest of
- *     the process; an object of a freed operand keeps its entry.
+ *   A launch is asynchronous, and a captured one may be replayed at any later time. Destroying
+ *   an object that a queued kernel or a graph may still fetch through is undefined, and nothing
+ *   tells the launcher when that stops (it may not wait on a stream or an event; no event says
+ *   when a graph's last replay ends). So no object is ever destroyed: they sit in a cache keyed
+ *   by (device, base pointer, texels) under one mutex, and go with the CUDA context at exit.
+ *   - a miss creates the object only if the cache has room and the stream is not capturing
+ *     (creating one may allocate, which a launch must not do while its stream captures; a
+ *     capture takes the objects already made, or the plain loads), in relaxed capture mode,
+ *     so that a global-mode capture on another thread neither refuses nor is broken by it;
+ *   - an object covers addresses, not an allocation: a pointer freed and allocated again with
+ *     the same size reuses its object, which reads whatever is there now;
+ *   - the cache holds 512 objects (TEX_CACHE_SIZE), all devices together; when it is full,
+ *     operands not in it take the plain loads for the rest of the process.
  *
  * Bank conflicts (tests/test_banks.c): none, the layout is rung 09's.
  *
- * Edges and alignment: as rung 09 for every block that does not take the textures (above).
- *
  * Goal and measurement
- *   Goal: ahead of rung 09 at 2048-8192.  The goal of 1.0x cuBLAS is withdrawn: every
- *   measured variant of this 128x128x8, 256-thread, 128-register design (a K tile of 16,
- *   other ptxas register-usage levels, other FFMA orders) stayed at 0.95-0.96 or below.
- *   Closing that gap takes more FFMAs per barrier and per LDS, i.e. larger tiles: rung 11.
+ *   Goal: ahead of rung 09 at 2048-8192. Every measured variant of this 128x128x8,
+ *   256-thread, 128-register design (a K tile of 16, other register levels, other FFMA
+ *   orders) stayed at 0.95-0.96x cuBLAS or below: more FFMAs per barrier and per LDS, i.e.
+ *   larger tiles, close that gap (rung 11).
  *   Predicted before measuring: 0.98-1.03x rung 09 (about 0.9x cuBLAS at 4096); for the
  *   two copies of the loop, rung 09's speed +-1%.  Measured (H200, final run, ratio to cuBLAS
  *   at 1024 / 2048 / 4096 / 8192): 0.665 / 0.958 / 0.966 / 0.961 against rung 09's 0.626 /
  *   0.942 / 0.947 / 0.948, ahead by 1-6% at every size (results/notes/step_10.md).
  *
- * Resources (ptxas -v, sm_90): 128 registers, 16384 bytes smem, 0 spills (sm_75..sm_89: 128,
- * 0 spills).  The texture copy of the K loop is 1141 instructions per two tiles, 1024 of
- * them FFMA (90%), four TLD.LZ among them; rung 09's copy follows it.
+ * Resources (ptxas -v): 128 registers, 16384 bytes smem, 0 spills; the texture copy of the K
+ * loop is 1141 instructions per two tiles (sm_90), 1024 FFMA and four TLD.LZ among them.
  */
 #define BM      128 /* rows of the C tile (and of the A tile) one block computes */
 #define BN      128 /* cols of the C tile (and of the B tile) one block computes */

@@ -5,7 +5,7 @@
 # two rungs' weak definitions of one name (template instances, inline functions) would merge
 # silently into one. The one exception is the C++ runtime's DW.ref.__gxx_personality_v0,
 # which every C++ object carries and which is the same everywhere.
-# Without arguments: build/steps/*.o (run after `make all`). Exits 0, or 1 naming each extra.
+# Without arguments: the object of each steps/NN_*.cu (run after `make all`). Exits 0, or 1 naming each extra.
 # --self-test: the check itself, on objects made here with gcc (one clean, one leaking a
 # function, one leaking a weak symbol, one exporting another rung's name): must pass, fail,
 # fail, fail.
@@ -65,12 +65,14 @@ status=0
 self_test || status=1
 objs=("$@")
 if [ "${#objs[@]}" -eq 0 ]; then
-  mapfile -t objs < <(ls build/steps/[0-9][0-9]_*.o 2>/dev/null)
-  mapfile -t srcs < <(ls steps/[0-9][0-9]_*.cu 2>/dev/null)
-  if [ "${#objs[@]}" -ne "${#srcs[@]}" ]; then
-    echo "FAIL: ${#srcs[@]} rungs but ${#objs[@]} objects in build/steps: run make all first"
-    exit 1
-  fi
+  for src in steps/[0-9][0-9]_*.cu; do
+    obj=build/steps/$(basename "${src%.cu}").o
+    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ]; then
+      echo "FAIL: $obj is missing or older than $src: run make all first"
+      exit 1
+    fi
+    objs+=("$obj")
+  done
 fi
 for obj in "${objs[@]}"; do
   if check "$obj"; then

@@ -11,7 +11,7 @@
  *            into a graph; the capture must stay valid, the graph is replayed four times and a
  *            direct launch follows; all agree bit for bit.
  *   capture-warm  the same after one direct launch on the stream, so that the captured
- *            launch finds what the rung keeps per stream (rung 13's workspace) and takes the
+ *            launch finds what the rung keeps per stream (rungs 14-18's workspace) and takes the
  *            paths that use it: split-K, stream-K, the large-tile split.
  *   streams  four problems on four non-blocking streams, three rounds issued to all four
  *            before any synchronization (the last two held back behind a host gate, so a
@@ -651,7 +651,7 @@ static void run_devices(int m, int n, int k)
 /*
  * With SGEMM_TRACE set, a rung with several paths prints one line per launch on stderr naming
  * the path it took (sgemm_trace(), common/sgemm_common.h). The shapes below come from the
- * plan code of rungs 13 and 14 (choose_plan(), split_slices(), large_split(), small_slabs())
+ * plan code of rungs 13-18 (common/ffma_plan.cu: ffma_choose_plan() and the split prices)
  * for a GPU of S SMs; every path has two or three, in different corners of its region, so that
  * a small change of a constant leaves one of them there. Each runs once, in this order, on one
  * stream.
@@ -662,31 +662,31 @@ static void run_devices(int m, int n, int k)
  *                132 SMs, as 14848x512x1024): SK < WL and SK <= WS.
  *   whole-small  a) M=128*floor(S/4) N=256 K=128; b) M=64*floor(7S/8) N=128 K=128: between
  *                3S/4 and S 64x128 tiles, WS 26 < WL 100. K = 128 (16 K tiles): a split of s
- *                puts ceil(s*tiles/S) >= 2 blocks on an SM, 2 * (8 + 8) (rung 13), 2 * (8 + 2)
- *                (rung 14, clusters), above 16; a large-tile split needs 32 K tiles.
+ *                puts ceil(s*tiles/S) >= 2 blocks on an SM, 2 * (8 + 8) (rungs 14-15), 2 * (8 + 2)
+ *                (rungs 16-18, clusters), above 16; a large-tile split needs 32 K tiles.
  *   split-k      a) M=64 N=128*floor(S/8) K=1024: S/8 64x128 tiles, 8 slices fill one round;
  *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
  *                c) 768x256x512: 24 tiles of 64x128, 5 slices (4 on 114 SMs), one cluster
  *                apiece, where 48 tiles of 64x64 would share SMs.
  *   large-split  a) 256x256x16384: two 128x256 tiles of S/2 slices each; b) M=128*ceil(S/16)
  *                N=1024 K=16384. The large split's cost below the small one's.
- *   uneven-tail  (rung 14) t 128x256 tiles, M=128t N=256 K=2048, a) t = S + floor(3S/4) + 1,
+ *   uneven-tail  (rung 18) t 128x256 tiles, M=128t N=256 K=2048, a) t = S + floor(3S/4) + 1,
  *                b) t = 2S + floor(3S/4) + 1: a last round more than half busy and a K long
- *                enough that its cut (UN) costs less than stream-K; rung 13 runs stream-K.
- *   small-split  (rung 14) the 64x128 tile's slabs: a) 4096x128x4096 (64 tiles); b) M=64 *
+ *                enough that its cut (UN) costs less than stream-K; rungs 15-17 run stream-K.
+ *   small-split  (rung 18) the 64x128 tile's slabs: a) 4096x128x4096 (64 tiles); b) M=64 *
  *                floor(2S/3) N=128 K=4096: 3 slices put 2 blocks on an SM, where the cluster
- *                split leaves one; rung 13 runs split-K. Rung 14 also takes it for split-k b)
+ *                split leaves one; rungs 14-17 run split-K. Rung 18 also takes it for split-k b)
  *                and large-split b) on 132 SMs (and large-split b) on 114).
- *   split-k-64   (rung 14) the cluster split on 64x64 tiles (T_KT_COST: 0.66 of a 64x128 K
+ *   split-k-64   (rungs 17-18) the cluster split on 64x64 tiles (T_KT_COST: 0.66 of a 64x128 K
  *                tile): a) 128x128x128, b) 64x512x2048, c) 64x256x4096, every S: twice the
- *                tiles at the same slices, still one cluster an SM; rung 13 runs split-k for a)
+ *                tiles at the same slices, still one cluster an SM; rungs 14-16 run split-k for a)
  *                and b), large-split for c).
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
  * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles,
- * s the slices; SL small_slabs(). Rung 14's split costs assume 8 GPCs of floor(S/8) SMs
- * (cluster_cap[s] = 8 * floor(floor(S/8) / s)); a shape takes the same path in rungs 13 and
- * 14 unless its line says otherwise.
+ * s the slices; SL small_slabs(). Rungs 16-18's split costs assume 8 GPCs of floor(S/8) SMs
+ * (cluster_cap[s] = 8 * floor(floor(S/8) / s)); a shape takes the same path in rungs 14-15 (13:
+ * lines) and 16-18 (14: lines) unless its line says otherwise; rung 13 runs whole tiles alone.
  * S = 132 (H100 SXM, H200):
  *   16896x256x128    whole-large  WL 100 <= WS 104
  *   256x33792x128    whole-large  WL 200 <= WS 208
@@ -732,7 +732,7 @@ static void run_devices(int m, int n, int k)
  *   64x512x2048      split-k-64   64x64 s=8: 23 < s=8: 34 < SL 36 < large s=16: 70 (13: split-k)
  *   64x256x4096      split-k-64   64x64 s=8: 44 < s=8: 66 < SL 67 < large s=32: 70 (13:
  *                                 large-split)
- * S = 108 (A100; rung 13 only, rung 14 needs sm_90):
+ * S = 108 (A100; rungs 13-15 only, 16-18 need sm_90):
  *   13824x256x128    whole-large  WL 100 <= WS 104
  *   256x27648x128    whole-large  WL 200 <= WS 208
  *   14720x256x128    stream-k     SK 120 < WL 200, <= WS 130
@@ -744,15 +744,15 @@ static void run_devices(int m, int n, int k)
  *   64x1792x4096     split-k      s=7: 82 < large s=15: 142
  *   256x256x16384    large-split  large s=54: 166 < s=8: 264
  *   896x1024x16384   large-split  large s=3: 2289 < s=7: 2408
- * A model of rung 14's plan code (8 GPCs) finds every path among the shapes for every S from
+ * A model of rung 18's plan code (8 GPCs) finds every path among the shapes for every S from
  * 56 to 256 but one (S = 240: no small-split); below 56 SMs no cluster of 8 fits, and the
  * slabs take the split-k shapes.
- * Rungs 15 and 16 (split_slices()) name two paths of their own: whole (one block a tile) and
- * split-k (the split-k and large-split shapes). Rung 15 names a third, stream-k (its
+ * Rungs 19 and 20 (split_slices()) name two paths of their own: whole (one block a tile) and
+ * split-k (the split-k and large-split shapes). Rung 19 names a third, stream-k (its
  * stream_k_cost(), 128x128 tiles of 64-deep K tiles, below split_slices()'s cost): the
  * uneven-tail shapes, 2 (S + floor(3S/4) + 1) tiles of 32 K tiles (S = 132: 464 tiles, whole
  * 128, stream-K 116) and 2 (2S + floor(3S/4) + 1) (728: whole 192, stream-K 180); every shape
- * above with K = 128 runs whole tiles or split-K there, two K tiles too few to share. Rung 16 names split-b (B split before the product,
+ * above with K = 128 runs whole tiles or split-K there, two K tiles too few to share. Rung 20 names split-b (B split before the product,
  * split_b_first()): whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large,
  * stream-k, whole-small and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its

@@ -5,7 +5,7 @@
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, and a host thread on each GPU where there are several, all
 #     bit-identical to sequential launches
-#   - every launch path taken (contract_NN paths): for the rungs with several (13-16), shapes
+#   - every launch path taken (contract_NN paths): for the rungs with several (13-20), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
 # GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
@@ -44,22 +44,24 @@ one_rung() {
   local bin=$1 name status bad=0
   # Shapes that are multiples of nothing: edge tiles in every dimension, misaligned rows.
   # tile-aligned ones (K % 8 == 0), which take the fast paths (rung 10: texture loads),
-  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 13: stream-K),
-  # and one with few tiles and a long K (rung 13: split-K, a partial K tile).
+  # one with more 128x256 tiles than a 132-SM GPU has SMs (rung 15: stream-K),
+  # and one with few tiles and a long K (rung 14: split-K, a partial K tile).
   local shapes="--mnk 67,45,33 --mnk 130,131,17 --mnk 1,129,5 --mnk 256,256,64 --mnk 200,300,48 --mnk 2049,2300,37 --mnk 130,260,201"
   name=$(basename "$bin")
-  # Rungs 13-14 only (the early rungs would take minutes under the sanitizers): 232 tiles of
-  # 128x256 on 132 SMs, all shared out by stream-K (rung 13) or cut by the uneven tail (14);
-  # rung 14 also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices) and one
-  # 128x256 tile of K = 8192 in 64 slices (the slabs' sum in runs, through shared memory).
-  # Rung 15: six tiles and K = 1000, split-K in four slices.
+  # Each mechanism's own shapes on the rung that introduces it (racecheck takes minutes on them,
+  # and rungs 16-17 run the same stream-K and slab kernels, from common/): one 128x256 tile of
+  # K = 8192 in 64 slabs (14: the slabs' sum in runs, through shared memory); 232 tiles of
+  # 128x256 on 132 SMs, all shared out by stream-K (15) or cut by the uneven tail (18); rung 18
+  # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 19: six tiles
+  # and K = 1000, split-K in four slices.
   case "$name" in
-    step13*) shapes="$shapes --mnk 14848,512,1024" ;;
-    step14*) shapes="$shapes --mnk 14848,512,1024 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
-    step15*) shapes="$shapes --mnk 200,300,1000" ;;
-    # Rung 16: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
+    step14*) shapes="$shapes --mnk 128,256,8192" ;;
+    step15*) shapes="$shapes --mnk 14848,512,1024" ;;
+    step18*) shapes="$shapes --mnk 14848,512,1024 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
+    step19*) shapes="$shapes --mnk 200,300,1000" ;;
+    # Rung 20: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
     # B split before the product (M >= 2048), its reads of B on rows of 301 floats.
-    step16*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
+    step20*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -110,9 +112,9 @@ one_rung() {
 # fresh process: in `capture` mode the rung's first launch of the process is the captured one.
 # Shapes (on a 132-SM H100/H200, for the last rung): few tiles and a long K (split-K), 64x128
 # whole tiles, 128x256 whole tiles, 200 tiles of 128x256 (stream-K), odd sizes, a short K,
-# 242 tiles of 128x256 (rung 14's uneven tail: four launches, three of them early), 64 tiles
-# of 64x128 with a long K (rung 14's small-tile slabs: five launches, four of them early),
-# 400 tiles of 128x128 with 16 K tiles of 64 (rung 15's stream-K: a cooperative launch, then
+# 242 tiles of 128x256 (rung 18's uneven tail: four launches, three of them early), 64 tiles
+# of 64x128 with a long K (rung 18's small-tile slabs: five launches, four of them early),
+# 400 tiles of 128x128 with 16 K tiles of 64 (rung 19's stream-K: a cooperative launch, then
 # the whole tiles).
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
@@ -141,7 +143,8 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  case "$name" in step1[3-6] | step1[3-6]-*) modes="capture capture-warm streams threads devices" ;; esac
+  # The rungs that keep a workspace per stream (14-20): capture-warm too.
+  case "$name" in step1[4-9] | step1[4-9]-* | step2[0-9] | step2[0-9]-*) modes="capture capture-warm streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
     for shape in $shapes; do

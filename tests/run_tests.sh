@@ -4,7 +4,7 @@
 #   2. the build test: every rung built for every architecture with zero warnings and no
 #      register spills, and the test of the Makefile's flags, architectures and stamps; each
 #      rung's object exporting step_NN alone, and every rung linked into one program (which
-#      also launches each rung where there is a GPU),
+#      also launches each rung where there is a GPU); each rung's size and its diff budget,
 #   3. the plot test (gnuplot scripts and the README table on a fixture),
 #   4. the GPU tests, when a GPU is present (skipped with a visible line when not), on every
 #      bin/step* or on the binaries GPU_TEST_BINS names (a glob; e.g. "bin/step0*", to split
@@ -42,6 +42,7 @@ done
 run "build: every rung for every architecture, zero warnings, no spills" tests/check_build.sh
 run "build flags, architectures and stamps (dry runs)" tests/test_build_flags.sh
 run "exports: each rung defines step_NN alone" tests/check_exports.sh
+run "rungs: lines, headers and the diff budget" tests/check_rungs.sh
 run "every rung linked into one program (launched where there is a GPU)" build/tests/all_rungs
 run "sweep, inspect and profile-table scripts" tests/test_tools.sh
 if [ "$host_only" -eq 0 ]; then

@@ -202,7 +202,7 @@ test_sweep_progress() {
 test_sweep_plan() {
     local out rc csv=$T/results/$GPU_SLUG/bench.csv n
     mkdir -p "$T/ladder5/bin"
-    for n in 01 02 03 04 05 15 16; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
+    for n in 01 02 03 04 05 19 20; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="1 2 3 4 5" "$ROOT/scripts/sweep.sh"
     check_exit "plan: five rungs" 0 "$rc"
     check_contains "plan: 5 + 6 + 6 + 6 + 32 points" "$out" "55 points"
@@ -215,40 +215,40 @@ test_sweep_plan() {
     check_exit "plan: STEPS" 0 "$rc"
     check "plan: the highest of STEPS every 256" test "$(rows_of "$csv" 4)" == 32
     check "plan: the one below at the powers of two" test "$(rows_of "$csv" 3)" == 6
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="4 5 15 16" "$ROOT/scripts/sweep.sh"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="4 5 19 20" "$ROOT/scripts/sweep.sh"
     check_exit "plan: both parts" 0 "$rc"
     check "plan: the last FFMA rung every 256" test "$(rows_of "$csv" 5)" == 32
-    check "plan: the last tensor-core rung every 256" test "$(rows_of "$csv" 16)" == 32
-    check "plan: rung 15 at the powers of two" test "$(rows_of "$csv" 15)" == 6
+    check "plan: the last tensor-core rung every 256" test "$(rows_of "$csv" 20)" == 32
+    check "plan: rung 19 at the powers of two" test "$(rows_of "$csv" 19)" == 6
 }
 
-# Part II's rungs (from 15): the anchors beside them, anchors.csv; the shape set on the last
+# Part II's rungs (from 19): the anchors beside them, anchors.csv; the shape set on the last
 # rung of each part.
 test_sweep_part2() {
     local out rc dir=$T/results/$GPU_SLUG n n_default
     n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
-    mkdir -p "$T/ladder15/bin"
-    for n in 01 02 15; do ln -sf ../../fake_step "$T/ladder15/bin/step$n"; done
-    printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/15_delta.cu"
+    mkdir -p "$T/ladder19/bin"
+    for n in 01 02 19; do ln -sf ../../fake_step "$T/ladder19/bin/step$n"; done
+    printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/19_delta.cu"
     rm -f "$dir/anchors.csv"
-    : >"$T/ladder15/calls.log" # the fake rungs log beside their bin/
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder15/bin" SWEEP_POST=0 SIZES=256,1024 "$ROOT/scripts/sweep.sh"
-    check_exit "part II: a ladder with rung 15" 0 "$rc"
-    check "part II: rung 15 with --anchors" test "$(grep -c -- '^step15 .*--sizes 256,1024 .*--anchors ' "$T/ladder15/calls.log")" == 1
-    check "part II: rung 02 without" test "$(grep -c -- '^step02 .*--anchors' "$T/ladder15/calls.log")" == 0
-    check "part II: rung 02 ran" test "$(grep -c -- '^step02 .*--sizes 256,1024' "$T/ladder15/calls.log")" == 1
+    : >"$T/ladder19/calls.log" # the fake rungs log beside their bin/
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder19/bin" SWEEP_POST=0 SIZES=256,1024 "$ROOT/scripts/sweep.sh"
+    check_exit "part II: a ladder with rung 19" 0 "$rc"
+    check "part II: rung 19 with --anchors" test "$(grep -c -- '^step19 .*--sizes 256,1024 .*--anchors ' "$T/ladder19/calls.log")" == 1
+    check "part II: rung 02 without" test "$(grep -c -- '^step02 .*--anchors' "$T/ladder19/calls.log")" == 0
+    check "part II: rung 02 ran" test "$(grep -c -- '^step02 .*--sizes 256,1024' "$T/ladder19/calls.log")" == 1
     check "part II: anchors.csv, one header and a row per size" test "$(wc -l <"$dir/anchors.csv")" == 3
     check "part II: anchors.csv's header" test "$(head -n 1 "$dir/anchors.csv" | cut -d, -f9)" == tf32_gflops
     check "part II: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
-    check "part II: and on rung 15" test "$(rows_of "$dir/shapes.csv" 15)" == "$n_default"
+    check "part II: and on rung 19" test "$(rows_of "$dir/shapes.csv" 19)" == "$n_default"
     check "part II: not on rung 01" test "$(rows_of "$dir/shapes.csv" 1)" == 0
-    # rung 15 stops before its first point (77): its empty anchors file makes no anchors.csv,
+    # rung 19 stops before its first point (77): its empty anchors file makes no anchors.csv,
     # and the earlier one is gone (it would be plotted beside numbers it was not measured with)
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder15/bin" SWEEP_POST=0 SIZES=256 SHAPES=none \
-        FAKE_EXIT_15=77 "$ROOT/scripts/sweep.sh"
-    check_exit "part II: rung 15 skipped" 0 "$rc"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder19/bin" SWEEP_POST=0 SIZES=256 SHAPES=none \
+        FAKE_EXIT_19=77 "$ROOT/scripts/sweep.sh"
+    check_exit "part II: rung 19 skipped" 0 "$rc"
     check "part II: no anchors.csv from an empty file, none left over" test ! -e "$dir/anchors.csv"
-    rm -f "$T/steps/15_delta.cu"
+    rm -f "$T/steps/19_delta.cu"
 }
 
 # in_dir DIR COMMAND...: COMMAND run from DIR.

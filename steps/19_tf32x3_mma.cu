@@ -1,7 +1,8 @@
 /*
- * Rung 15 - 3xTF32 on tensor cores with mma.sync: FP32 accuracy from a TF32 unit.
+ * Rung 19 - 3xTF32 on tensor cores with mma.sync: FP32 accuracy from a TF32 unit. Opens Part II:
+ * read against rung 18, the last FFMA rung (its diff is the whole of the change).
  *
- * What changes from rung 14
+ * What changes from rung 18
  *   The multiply-adds move from the FFMA pipe to the tensor cores. A warp issues
  *   mma.sync.m16n8k8 with TF32 operands: one instruction multiplies a 16x8 tile of A by an 8x8
  *   tile of B into a 16x8 tile of C (1024 multiply-adds; 32 FFMA instructions do as many).
@@ -57,7 +58,7 @@
  *   error below 2^-126 |b| per term, far under u of any sum that is not itself that tiny.
  *   Why the cross terms stay TF32: one bf16 mma.m16n8k16 takes both of a k8 step (slot pairs
  *   (a_small, a), (b, b_small)) and ran ~1.7x at 4096, but bf16's 8 bits leave ~2^-19 |a b| a
- *   product: it failed the checks at K <= 4, the gate at K = 8, 32, 128 (results/notes/step_15.md).
+ *   product: it failed the checks at K <= 4, the gate at K = 8, 32, 128 (results/notes/step_19.md).
  *
  * Fragments in a k order of our choosing
  *   An mma sums its eight k at once, so which k of the K tile a lane's fragment slots hold is
@@ -83,7 +84,7 @@
  *   together. So acc goes to the stages' memory first (128 x 136 floats), and each warp then
  *   writes a row of C as 32 float4s: whole sectors, a quarter of the stores (store_c).
  *
- * Filling the SMs, as rung 13 does: one block per SM. Where the tiles fill under two rounds
+ * Filling the SMs, as rungs 13-15 do: one block per SM. Where the tiles fill under two rounds
  *   of the SMs, K is split by a cost in whole rounds of K tiles (a second kernel sums the
  *   slices in slice order). Where they fill some rounds and part of one more (4096: 7.76
  *   rounds of 132 SMs), stream-K: the whole rounds but one run as whole tiles, the rest's K
@@ -780,7 +781,7 @@ static cudaError_t launch_stream_k(const struct sgemm_device *d, const struct fa
     if (err != cudaSuccess)
         return err;
     *launched = 1;
-    sgemm_trace(15, "stream-k", M, N, K, f->resident + dp_tiles, 1);
+    sgemm_trace(19, "stream-k", M, N, K, f->resident + dp_tiles, 1);
     if (dp_tiles > 0) {
         kernels[f->deep][1][1]<<<(unsigned)dp_tiles, THREADS, SMEM_BYTES(bk), stream>>>(
             M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, NULL);
@@ -833,17 +834,17 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     kernels[f.deep][va][vb]<<<(unsigned)(tiles * slices), THREADS, SMEM_BYTES(bk), stream>>>(
         M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
     if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
-        sgemm_trace(15, "whole", M, N, K, tiles, 1);
+        sgemm_trace(19, "whole", M, N, K, tiles, 1);
         return err;
     }
     const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
     sum_slices<<<sum_grid, sum_block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    slices, work);
-    sgemm_trace(15, "split-k", M, N, K, tiles * slices, slices);
+    sgemm_trace(19, "split-k", M, N, K, tiles * slices, slices);
     return cudaGetLastError();
 }
 
-extern "C" const struct step step_15 = {
-    15, "tf32x3_mma", "3xTF32 on tensor cores with mma.sync: FP32 accuracy from TF32 products",
+extern "C" const struct step step_19 = {
+    19, "tf32x3_mma", "3xTF32 on tensor cores with mma.sync: FP32 accuracy from TF32 products",
     80, launch, "whole split-k stream-k",
 };

@@ -1,0 +1,170 @@
+/*
+ * Rung 15 - stream-K: the last, partial round of tiles shared out evenly over the SMs.
+ *
+ * What changes from rung 14
+ *   Whole 128x256 tiles fill whole rounds of the SMs only when the tile count is a multiple of
+ *   the SM count: at 4096^2, 512 tiles on 132 SMs are 3.88 rounds, the last 12% idle; at 2560^2,
+ *   200 tiles are 1.52 rounds. Stream-K (common/ffma_stream_k.cuh) runs the whole rounds but one
+ *   as whole tiles and shares the K tiles of the rest out evenly over one block per SM: block w
+ *   takes K tiles [w*S*kt/W, (w+1)*S*kt/W) of the S shared tiles, at most the end of one tile, one
+ *   whole tile and the start of another. A tile shared by blocks w and w + 1 is still summed k in
+ *   order: w computes the start first and leaves its raw sums in workspace slot w with a release
+ *   flag; w + 1 computes the rest last, starting from those sums after an acquire of the flag
+ *   (the floats of a whole tile). w + 1 waits on w, so both must be resident: the launch is
+ *   cooperative, and where the blocks do not all fit the launcher runs whole tiles. A share is
+ *   straight code, not a loop around the K loop (with a loop ptxas allocated registers
+ *   differently and the kernel ran 2-5% slower).
+ *   The plan (ffma_choose_plan() with FFMA_PLAN_STREAM_K) prices a round of shares at
+ *   STREAM_K_COST (113) hundredths of a round of whole tiles: a second K-loop entry and a
+ *   partial tile through L2 (common/plan_costs.h). How many blocks fit at once is asked of the
+ *   device (cudaOccupancyMaxActiveBlocksPerMultiprocessor), once.
+ *
+ * Why the hardware rewards it
+ *   The last round ends together instead of leaving SMs idle; the price is one 128 KB partial
+ *   sum written and read per shared tile, and a second pipeline fill.
+ *
+ * Prediction: 4096^2 and 8192^2 +3% (a last round 12% and 3% idle), 2560 / 3328 / 5632 +5-10%;
+ * 3072^2 stays on the small tile (rung 13: 130 hundredths against 233 for stream-K).
+ *
+ * Measured (H200, beside rung 14 in one call, median ms, ratio to cuBLAS): 2560^2 0.751 -> 0.710
+ * ms (0.956 -> 1.013x), 5120^2 5.25 -> 5.07 (1.088 -> 1.130x), 8192^2 20.63 -> 20.29 (1.043 ->
+ * 1.062x), 2048x11008x4096 3.544 -> 3.490 (+1.5%); 4096^2 unchanged (its plan stays whole tiles:
+ * 412 hundredths for stream-K against 400); 3072 level (small tiles). Its kernels' SASS is that
+ * of the measured build before the ladder was re-cut (rung 13 then, on an H100: 3072 1.107, 8192
+ * 1.050). `make step=15 run`: 1.149 / 1.035 / 1.037 / 1.060 at 1024 / 2048 / 4096 / 8192.
+ */
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
+#include "../common/sgemm_workspace.h"
+#include "../common/ffma_plan.h"
+#include "../common/ffma_tile.cuh"    /* rungs 11-12: tile, copies, fragments, epilogue, order */
+#include "../common/ffma_loop.cuh"    /* rung 13: rasterization, the K loop over a range */
+#include "../common/ffma_split_k.cuh" /* rung 14: split-K, slices meeting in global memory */
+#include "../common/ffma_slabs.cuh"   /* rung 14: the large tiles' split into slabs */
+#include "../common/ffma_stream_k.cuh" /* NEW: stream-K's shares and their launch */
+
+/* Whole tiles, block b computing C tile b. */
+template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS>
+static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
+    sgemm_whole(GEMM_PARAMS)
+{
+#if HAS_CP_ASYNC
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
+    whole_tile(sh, &g, (int)blockIdx.x);
+#elif defined(__CUDA_ARCH__)
+    __trap();
+#endif
+}
+#define LARGE_WHOLE(b16) ((b16) ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
+                                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
+#define SMALL_WHOLE(b16) ((b16) ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
+                                : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
+
+/* NEW: per device (common/device_facts.h), how many stream-K blocks fit at once (0: none). */
+struct facts {
+    long long resident;
+};
+static struct facts facts_of[SGEMM_MAX_DEVICES];
+static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
+{
+    struct facts *f = (struct facts *)entry;
+    int per_sm = 0;
+    cudaError_t err = cudaSuccess;
+    if (d->cooperative && d->cc >= 80)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
+            (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
+    f->resident = (long long)per_sm * d->sms;
+    return err;
+}
+static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
+
+/* The workspace (common/sgemm_workspace.h: one per stream, never made while capturing): its
+ * floats hold stream-K's slots (a 128x256 tile's floats per block), split-K's (a 64x128 tile's
+ * per slice) or the slabs; then its flags (stream-K) or counts (split-K). A waiter clears its
+ * flag, a tile's last slice resets its count: each launch leaves zeros. */
+#define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
+#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
+
+/* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
+static cudaError_t launch_whole(int b16, int small, const struct gemm_args *g, long long tiles,
+                                cudaStream_t stream)
+{
+    sgemm_trace(15, small ? "whole-small" : "whole-large", g->M, g->N, g->K, tiles, 1);
+    if (small)
+        SMALL_WHOLE(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
+            GEMM_ARGS(g));
+    else
+        LARGE_WHOLE(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
+            GEMM_ARGS(g));
+    return cudaGetLastError();
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
+    if (err != cudaSuccess || done)
+        return err;
+    struct sgemm_device d;
+    struct facts f;
+    err = sgemm_rung_facts(&facts_table, &d, &f);
+    if (err != cudaSuccess)
+        return err;
+    if (d.cc < 80)
+        return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
+    const int b16 = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B); /* rung 11 */
+    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+    const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
+    const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
+    const struct ffma_problem pr = {M, N, K, d.sms, f.resident, WS_FLOATS(d.sms)};
+    int short_kt = 0;
+    const enum ffma_plan plan = ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K, &short_kt); /* NEW */
+    float *work = NULL;
+    /* NEW: stream-K, a slot and a flag a block. Without a workspace (capturing before the
+     * stream's first launch): whole tiles, the same floats. */
+    if (plan == FFMA_STREAM_K && f.resident * L_BM * L_BN <= WS_FLOATS(d.sms) &&
+        f.resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d.sms) {
+        int launched = 0, dp_tiles = 0;
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
+        if (err != cudaSuccess || work == NULL)
+            return err != cudaSuccess ? err : launch_whole(b16, 0, &g, large, stream);
+        err = launch_stream_k(15, b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms), stream,
+                              &launched, &dp_tiles);
+        if (err != cudaSuccess || launched) {
+            if (err == cudaSuccess && dp_tiles > 0) { /* the whole rounds before the shares */
+                LARGE_WHOLE(b16)<<<(unsigned)dp_tiles, L_THREADS,
+                                   SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(GEMM_ARGS(&g));
+                err = cudaGetLastError();
+            }
+            return err;
+        }
+    }
+    if (plan == FFMA_WHOLE_SMALL) {
+        const long long room = WS_FLOATS(d.sms);
+        long long cost = 0;
+        int large_slices = 1;
+        const int slices = ffma_split_slices(small, K, d.sms, room / (S_BM * S_BN), &cost);
+        const long long large_cost = ffma_large_split(large, &pr, &large_slices);
+        const int use_large = (large_cost >= 0 && large_cost < cost); /* a long K */
+        if (use_large || slices > 1) {
+            err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
+            if (err != cudaSuccess)
+                return err;
+        }
+        if (work != NULL && use_large)
+            return launch_slices(15, b16, &g, large_slices, large, work, 0, stream);
+        if (work != NULL && slices > 1)
+            return launch_split_k(15, b16, &g, slices, small, work, WS_FLAGS(work, d.sms), stream);
+        return launch_whole(b16, 1, &g, small, stream);
+    }
+    return launch_whole(b16, 0, &g, large, stream);
+}
+
+extern "C" const struct step step_15 = {
+    15, "stream_k", "stream-K: the last partial round of tiles shared out evenly over the SMs", 80,
+    launch, "whole-large whole-small stream-k split-k large-split",
+};
