@@ -3,121 +3,79 @@
  * read against rung 18, the last FFMA rung (its diff is the whole of the change).
  *
  * What changes from rung 18
- *   The multiply-adds move from the FFMA pipe to the tensor cores. A warp issues
- *   mma.sync.m16n8k8 with TF32 operands: one instruction multiplies a 16x8 tile of A by an 8x8
- *   tile of B into a 16x8 tile of C (1024 multiply-adds; 32 FFMA instructions do as many).
- *   TF32 keeps float's 8-bit exponent but only 10 of its 23 fraction bits, so a single TF32
- *   product carries a relative error of up to 2^-11 per operand: about 2^13 times float's
- *   u = 2^-24. Part II's rule is that the answer stays as accurate as SGEMM's, so this rung
- *   computes each product from three TF32 products (3xTF32, as in CUTLASS's sm80 kernels):
+ *   The multiply-adds move to the tensor cores: mma.sync.m16n8k8 with TF32 operands, 16x8 of A
+ *   times 8x8 of B into 16x8 of C in one instruction (32 FFMAs do as many). TF32 keeps 10 of
+ *   float's 23 fraction bits: a TF32 product errs by up to 2^-11 an operand, 2^13 times float's
+ *   u = 2^-24. Part II stays as accurate as SGEMM, so each product is three TF32 products
+ *   (3xTF32, as in CUTLASS's sm80 kernels):
  *
  *     x = big + small,   big = tf32(x),   small = x - big   (|small| <= 2^-11 |x|)
  *     a b = a_big b_big + a_big b_small + a_small b_big + a_small b_small
  *
- *   The last term is below 2^-22 |a b| and is dropped; small itself reaches the tensor core
- *   cut to TF32 (truncated: up to 2^-21 |x|). Each product is then off by up to ~2^-20 |a b|,
- *   where FFMA's is exact, but the errors take both signs and largely cancel in a sum: the
- *   measured error of the whole product is below cuBLAS SGEMM's (see Measured).
+ *   The last term (below 2^-22 |a b|) is dropped, and small reaches the tensor core cut to TF32:
+ *   a product errs by up to ~2^-20 |a b|, but the errors cancel in a sum (see Measured).
  *
  * The split costs three instructions per element, two on sm_90
- *   The tensor core reads the top 19 bits of each 32-bit operand (sign, exponent, 10 fraction
- *   bits) and ignores the rest. Adding 0x1000, half of the last kept bit, before the cut rounds
- *   to nearest (ties away, as cvt.rna.tf32.f32; a carry into the exponent is right): big =
- *   bits + 0x1000, small = x - (big & 0xffffe000): three instructions, +16% at 4096 against
- *   nine with cvt.rna. sm_90 adds cvt.rn.tf32.f32 (ties to even; one F2FP.TF32): big =
- *   cvt.rn(x), small = x - big, two in all.
+ *   The tensor core reads an operand's top 19 bits. Adding 0x1000, half of the last kept bit,
+ *   before the cut rounds to nearest: big = bits + 0x1000, small = x - (big & 0xffffe000), three
+ *   instructions (+16% at 4096 against nine with cvt.rna). sm_90: big = cvt.rn.tf32(x), two.
  *
  * Where the products are summed: tensor cores truncate
- *   An mma adds its products to the accumulator C it is given, but the tensor core aligns the
- *   terms to the largest and cuts the bits below, instead of rounding each addition as FFMA
- *   does. Run into one accumulator over the whole of K, the three products of every step lose
- *   bits against a sum that grows as K does: measured 59.5 u at 4096 (cuBLAS SGEMM ~5.6 u).
- *   Ootomo and Yokota (2022) keep the long sum out of the tensor core: the big products start
- *   from a zero accumulator and are added to the FP32 sum with ordinary FADD. Here that is
- *   done once per K tile instead of once per k8 step: the three products of the eight k8 steps
- *   of a 64-deep K tile run into a zeroed accumulator `chunk` (small terms first), and chunk
- *   joins the FP32 `acc` with one FADD per element. A chunk is 64 terms deep, so what the
- *   truncation cuts is 2^-23 of a 64-term partial sum, not of the whole; measured 1.37 u at
- *   4096 (cuBLAS 5.62 u). The paper's way (FADD per k8 step, small terms in a second
- *   tensor-core accumulator): 2.1 u, 8x the FADDs.
+ *   The tensor core aligns the terms it adds to the largest and cuts the bits below, where FFMA
+ *   rounds each addition: run into one accumulator over all of K, the products lose bits against
+ *   a growing sum (59.5 u at 4096; cuBLAS SGEMM ~5.6 u). As Ootomo and Yokota (2022), the long sum
+ *   stays out of the tensor core, here once a 64-deep K tile: its products run into a zeroed
+ *   `chunk` (small terms first), which joins the FP32 `acc` by FADD. The truncation then cuts
+ *   2^-23 of a 64-term partial sum: 1.37 u at 4096 (cuBLAS 5.62 u; the paper's FADD per k8 step:
+ *   2.1 u, 8x the FADDs).
  *
  * Inf, NaN and the tail of the float range
- *   For x = +-Inf, small = Inf - Inf = NaN, and an Inf times a small part that is 0 is NaN:
- *   the cross terms turn an Inf that SGEMM returns into NaN. A finite x within 2^-12 of
- *   FLT_MAX rounds up to an Inf big part (and, by the carry of 0x1000, a NaN whose payload
- *   carries into the sign bit becomes a -0 big part, its small part NaN). Both leave a
- *   non-finite element in acc, and so does every input that makes SGEMM's answer Inf or NaN.
- *   So the epilogue recomputes any element whose sum is not finite with a sequential FP32
- *   loop over its row of A and column of B: exactly the answer of the simplest SGEMM, at no
- *   cost when C is finite (not timed where all of C is Inf or NaN).
+ *   For x = +-Inf, small = Inf - Inf = NaN: the cross terms turn an Inf that SGEMM returns into
+ *   NaN; a finite x within 2^-12 of FLT_MAX rounds up to an Inf big part. Both leave a
+ *   non-finite element in acc, as does every input that makes SGEMM's answer Inf or NaN, so the
+ *   epilogue recomputes any element whose sum is not finite with a sequential FP32 loop over its
+ *   row of A and column of B: the simplest SGEMM's answer, at no cost when C is finite.
  *
  * The other traps
  *   ldmatrix moves 16-bit elements: it cannot transpose 32-bit TF32 operands, so B's fragments
- *   (K x N in shared memory, K-major in the mma) are read with plain LDS, and A's with LDS.128
- *   (next section). The small part of an x below ~2^-115 is subnormal and may be lost: an
- *   error below 2^-126 |b| per term, far under u of any sum that is not itself that tiny.
- *   Why the cross terms stay TF32: one bf16 mma.m16n8k16 takes both of a k8 step (slot pairs
- *   (a_small, a), (b, b_small)) and ran ~1.7x at 4096, but bf16's 8 bits leave ~2^-19 |a b| a
- *   product: it failed the checks at K <= 4, the gate at K = 8, 32, 128 (results/notes/step_19.md).
+ *   are read with plain LDS, A's with LDS.128 (next section). The small part of an x below
+ *   ~2^-115 is subnormal and may be lost: an error below 2^-126 |b| a term. The cross terms stay
+ *   TF32: in one bf16 mma (~1.7x) they failed the checks (results/notes/step_19.md).
  *
  * Fragments in a k order of our choosing
- *   An mma sums its eight k at once, so which k of the K tile a lane's fragment slots hold is
- *   free, as long as A's and B's agree. The PTX layout gives lane (g, t) = (lane / 4, lane % 4)
- *   slots k = t and t + 4; taken literally, a lane's A elements of a step lie four floats apart
- *   and cost four LDS.32 per 16-row fragment. Here two k8 steps share 16 k, and lane t holds
- *   k = 4t..4t+3 of them: the first step 4t and 4t + 1, the second 4t + 2 and 4t + 3. Then one
- *   LDS.128 per row brings a lane's A elements of both steps: a K tile's A reads drop from 16
- *   LDS.32 a step to 4 LDS.128, a K tile from 1131 instructions to 1061 (SASS, sm_90, 384
- *   HMMA either way). B follows the same k: lane t reads rows 4t + 2h and 4t + 2h + 1, XOR-
- *   swizzled so as not to share a bank (the layout comment at the tile constants).
+ *   An mma sums its eight k at once, so which k a lane's slots hold is free while A's and B's
+ *   agree. Taken literally (lane (g, t): k = t and t + 4) a lane's A elements lie four floats
+ *   apart. Here lane t holds k = 4t..4t+3 of two k8 steps (4t, 4t + 1 the first; 4t + 2, 4t + 3
+ *   the second): one LDS.128 a row for both steps, a K tile 1131 -> 1061 instructions (sm_90).
+ *   B follows the same k, XOR-swizzled against bank conflicts (the layout comment below).
  *
  * The tile
  *   A block of 8 warps (2 x 4) computes 128x128 of C; a warp 64x32: 4 x 4 fragments of 16x8,
  *   64 floats of acc and 64 of chunk per thread. K tiles of 64 in two cp.async stages (144
- *   KB; 32 deep, 80 KB, where a block may have less, as on sm_86 and sm_89): a barrier, a
- *   chunk's FADDs and the copies' addresses per 64 of K, not per 32, +5% over 32-deep tiles
- *   in three stages. The block splits each fragment as it loads it from shared memory.
+ *   KB; 32 deep, 80 KB, on sm_86 and sm_89): a barrier and a chunk's FADDs per 64 of K, +5% over
+ *   32-deep tiles in three stages. Each fragment is split as it is loaded from shared memory.
  *
  * The epilogue, through shared memory
- *   A lane holds sums (g, 2t), (g, 2t + 1) of each fragment: stored from registers, a warp's
- *   store fills half of each of 8 sectors, and all SMs store at once as their tiles end
- *   together. So acc goes to the stages' memory first (128 x 136 floats), and each warp then
+ *   A lane's sums of a fragment are two adjacent floats: stored from registers a warp fills half
+ *   of each of 8 sectors. acc goes to the stages' memory first (128 x 136 floats), then each warp
  *   writes a row of C as 32 float4s: whole sectors, a quarter of the stores (store_c).
  *
- * Filling the SMs, as rungs 13-15 do: one block per SM. Where the tiles fill under two rounds
- *   of the SMs, K is split by a cost in whole rounds of K tiles (a second kernel sums the
- *   slices in slice order). Where they fill some rounds and part of one more (4096: 7.76
- *   rounds of 132 SMs), stream-K: the whole rounds but one run as whole tiles, the rest's K
- *   tiles shared out evenly, one share per SM (a cooperative launch), a tile shared by two
- *   blocks summed k in order; a share is straight code (in a loop, K tiles ran 17% slower).
+ * Filling the SMs, as rungs 14-15 do, one block an SM: split-K under two rounds of tiles (a
+ *   second kernel sums the slices in order), stream-K for a partial last round (4096: 7.76
+ *   rounds of 132 SMs), a share as straight code (in a loop, K tiles ran 17% slower).
  *
- * Prediction: the mma.sync TF32 ceiling measured on an H200 (~320 TFLOP/s) caps three products
- *   a step at ~107 TFLOP/s, 2.08x cuBLAS SGEMM; the split (cvt.rna: nine instructions an
- *   element) and the FADDs take issue slots beside the mma: near 1.0x. The k order: 6% fewer
- *   instructions in the loop, +5%. cvt.rn on sm_90: a K tile's loop 14% shorter (1340 -> 1148
- *   SASS instructions, 192 F2FP for 384 IADD and LOP3), +4-7%. Stream-K (its cost model,
- *   split_slices() and stream_k_cost()): 4096 +2.3%, 8192 +3.0%, 3072 +11%, 2048x11008x4096
- *   +4.7%; 2048 (1.94 rounds) whole tiles as before. The epilogue: with no stores at all the
- *   rung ran 6% faster at 2048, 2.4% at 4096, 1.0% at 8192; half of that.
+ * Prediction: the mma.sync TF32 ceiling (~320 TFLOP/s, H200) caps three products a step at
+ *   ~107 TFLOP/s, 2.08x cuBLAS SGEMM, less the split and the FADDs beside the mma; each step
+ *   below was predicted before its run (results/notes/step_19.md).
  *
- * Measured (H100, 2026-11-27, ratio to cuBLAS SGEMM in the same process): 1.245 / 1.405 /
- *   1.467 / 1.416 at 1024 / 2048 / 4096 / 8192 (4096 and 8192 at the board's 700 W limit,
- *   10-12% spreads), 42-75 TFLOP/s; error against FP64 1.18-1.83 u where cuBLAS has 5.0-5.8 u
- *   (rms 4.6-5.0e-7 against 0.6-1.6e-6); exponents spread over 2^-30..2^30 12.2 u (cuBLAS
- *   23.8 u), 4096x4096x65536 0.79 u (cuBLAS 5.69 u). Each step beside the build before it:
- *   the k order +7% (4096 1.218-1.222 -> 1.313-1.315); cvt.rn +6% (4096 1.312-1.317 ->
- *   1.381-1.389); stream-K, in ms, 4096 1.870-1.872 -> 1.827-1.830 (+2.3%), 8192 14.640 ->
- *   14.220-14.225 (+2.9%), 3072 +12%, 5120 +6%, 2048x11008x4096 +5%, 1536 +52% (the model:
- *   +2.3, +3.0, +11, +6.4, +4.7, +37%); the epilogue, in ms, 2048 0.2483-0.2491 ->
- *   0.2395-0.2396 (+3.7%), 3072 +1.9%, 4096 +0.8%, 8192 and 2048x4096x11008 -0.4-0.5%,
- *   4096x4096x128 0.1232-0.1241 -> 0.0914-0.0916 (+35%: 0.97x -> 1.31x). Every 256 from 1024
- *   to 8192 1.25-1.76x (1.44 at 4096, 1.47 at 8192); the shape set 1.16-1.61x wherever K >=
- *   1024. TF32 alone (big x big only, an earlier build): 2.245x, 475.7 u. The HMMAs alone (no
- *   loads or splits: wrong sums) ran 1.46-1.49x at 4096, 1.50-1.53x at 8192, near their
- *   operands' ceiling: mma.sync TF32 here runs 325 TFLOP/s when every mma reads the same
- *   registers, 255 with this rung's 4 A x 4 B fragments (a stand-alone kernel): ~85 TFLOP/s
- *   for three products, ~1.65x, not 2.08x. H200, before the epilogue: 1.46 / 1.49-1.50.
- *   213-254 registers (sm_80-90), 0 spills.
+ * Measured (ratio to cuBLAS SGEMM in the same process): H200, `make step=19 run`, 1.283 / 1.406
+ *   / 1.465 / 1.481 at 1024 / 2048 / 4096 / 8192, 1.1-1.7 u against FP64 where cuBLAS has 4.5-6.8
+ *   u. Each step beside the build before it (H100): the k order +7%, cvt.rn +6%, stream-K +2.3%
+ *   at 4096 and +2.9% at 8192 (+12% at 3072), the epilogue +3.7% at 2048 and +35% at 4096x4096x128.
+ *   TF32 alone (big x big only): 2.245x and 475.7 u, the reason for three products. The HMMAs
+ *   alone (no loads or splits) ran 1.46-1.53x: mma.sync TF32 runs 255 TFLOP/s with this rung's 4
+ *   A x 4 B fragments (325 when every mma reads the same registers), ~1.65x for three products,
+ *   the ceiling of this operand pattern. 213-254 registers (sm_80-90), 0 spills.
  */
 #include <math.h>
 #include <stdint.h>
