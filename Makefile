@@ -168,6 +168,10 @@ $(BUILD)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(CC_FLAGS_STAMP) | deps
 TEST_OBJS_trace := $(BUILD)/common/sgemm_common.o -lstdc++
 $(BUILD)/tests/test_trace: $(BUILD)/common/sgemm_common.o
 
+# The plan test calls the FFMA rungs' plans (host code of common/ffma_plan.cu; no GPU needed).
+TEST_OBJS_plan := $(BUILD)/common/ffma_plan.o -lstdc++
+$(BUILD)/tests/test_plan: $(BUILD)/common/ffma_plan.o
+
 # The check-matrix test reads the case count README.md states.
 TEST_DEFS_check_cases := -DREADME_MD='"$(CURDIR)/README.md"'
 

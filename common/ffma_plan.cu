@@ -12,9 +12,10 @@
  *   stream-K: the whole rounds but one at 100, the rest shared out evenly at STREAM_K_COST;
  *   the uneven tail (below): the whole rounds, then the longer of its two pieces.
  * On 132 SMs: 1024^2: 32 large 100, 128 small 26 -> small; 2048^2: 128 large 100, 512 small
- * 104 -> large; 2560^2: 200 large 200, stream-K 172, 400 small 104 -> small; 3072^2: 288 large
- * 300, stream-K 233, 576 small 130 -> small; 4096^2: 512 large 400, stream-K 412 -> large (with
- * the uneven tail: 360). */
+ * 104 -> large; 2560^2: 200 large 200, stream-K 171, 800 small 182 -> stream-K (without it:
+ * small); 3072^2: 288 large 300, stream-K 233, 1152 small 234 -> stream-K by one hundredth
+ * (without it: small); 4096^2: 512 large 400, stream-K 412 -> large (with the uneven tail: 392).
+ * tests/test_plan.c holds these. */
 static long long uneven_tail(long long tiles, long long sms, long long kt, int M, int N,
                              long long ws, int *short_kt);
 extern "C" enum ffma_plan ffma_choose_plan(const struct ffma_problem *p, int options,

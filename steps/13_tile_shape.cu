@@ -23,13 +23,13 @@
  *   the FFMA peak against ~83%), so the plan takes it only where it fills more of the GPU:
  *     1024^2:  32 large tiles (1 round of 100) or 128 small (1 round of 26)  -> small;
  *     2048^2: 128 large (100) or 512 small (4 rounds, 104)                   -> large;
- *     3072^2: 288 large (3 rounds, 300) or 576 small (5 rounds, 130)          -> small.
+ *     3072^2: 288 large (3 rounds, 300) or 1152 small (9 rounds, 234)         -> small.
  *   Rasterization matters little at these sizes (the kernel needs ~1.3 TB/s of L2 and little of
  *   DRAM); it is here because every later rung shares its tile order (rungs 15 and 18 cut the
  *   last tiles, and their pieces must be found in the same order).
  *
  * Prediction: 1024 from 0.37 to ~1.15 of cuBLAS (128 blocks on 132 SMs, cuBLAS at 33.7
- * TFLOP/s); 3072 +15-20% (5 rounds of small tiles against 3 of large, the third 82% idle);
+ * TFLOP/s); 3072 +15-20% (9 rounds of small tiles against 3 of large, the third 82% idle);
  * 2048, 4096, 8192 unchanged (the same kernel); rasterization within 1%.
  *
  * Measured (H200; each rung of the ladder beside the one before in one call, median ms, ratio to

@@ -24,12 +24,13 @@
  *   sum written and read per shared tile, and a second pipeline fill.
  *
  * Prediction: 4096^2 and 8192^2 +3% (a last round 12% and 3% idle), 2560 / 3328 / 5632 +5-10%;
- * 3072^2 stays on the small tile (rung 13: 130 hundredths against 233 for stream-K).
+ * 3072^2: level (stream-K by one hundredth: 233 against 234 for rung 13's small tiles).
  *
  * Measured (H200, beside rung 14 in one call, median ms, ratio to cuBLAS): 2560^2 0.751 -> 0.710
  * ms (0.956 -> 1.013x), 5120^2 5.25 -> 5.07 (1.088 -> 1.130x), 8192^2 20.63 -> 20.29 (1.043 ->
  * 1.062x), 2048x11008x4096 3.544 -> 3.490 (+1.5%); 4096^2 unchanged (its plan stays whole tiles:
- * 412 hundredths for stream-K against 400); 3072 level (small tiles). Its kernels' SASS is that
+ * 412 hundredths for stream-K against 400); 3072 1.151 -> 1.163 ms, 1% slower (stream-K by one
+ * hundredth, where the small tiles ran faster: the model's resolution). Its kernels' SASS is that
  * of the measured build before the ladder was re-cut (rung 13 then, on an H100: 3072 1.107, 8192
  * 1.050). `make step=15 run`: 1.149 / 1.035 / 1.037 / 1.060 at 1024 / 2048 / 4096 / 8192.
  */
