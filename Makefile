@@ -8,6 +8,12 @@ BIN       := bin
 
 comma := ,
 
+# Parallel by default, one job per core: a fresh `make test` builds 20 rungs for 5 architectures
+# (-jN on the command line, or in MAKEFLAGS, overrides it).
+ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 # ---- target architecture: the GPU's own, ARCH=sm_XY, or a spread when there is no GPU
 # nvidia-smi's compute_cap counts only when it is a number ("9.0" -> 90); anything else it
 # prints (an error, "[N/A]") means no GPU here. Hopper (9.0) builds sm_90a, sm_90 with its
