@@ -212,8 +212,13 @@ for bin in "$@"; do
   rm -f "$logdir/$name.summary" "$logdir/$name.failed" "$logdir/$name.ran"
 done
 # Rungs run in parallel (the sanitizers are CPU-bound); each writes a summary, shown in order.
+# A line as each rung ends (a run cut short by a time limit still shows how far it got), then
+# every rung's lines in order.
 printf '%s\n' "$@" | xargs -P "$jobs" -I{} bash -c \
-  'one_rung "$1" >"$logdir/$(basename "$1").summary" 2>&1 || touch "$logdir/$(basename "$1").failed"' _ {}
+  'n=$(basename "$1"); s="$logdir/$n.summary"
+   one_rung "$1" >"$s" 2>&1 || touch "$logdir/$n.failed"
+   echo "done $n: $(grep -c "^FAIL" "$s") failed, $(grep "^time" "$s" | sed "s/^time [^:]*: //")"' _ {}
+echo
 fails=0 ran=0
 for bin in "$@"; do
   name=$(basename "$bin")
