@@ -28,7 +28,7 @@
  *   reuse cache and two from the register file; a row's first FFMA reads all three from the
  *   file, where their banks may collide. Longer rows start half as often: in the K loop 98
  *   of the 1024 FFMAs read three registers from the file with 8x16, 161 with 16x8
- *   (cuobjdump, sm_90). Measured on an H100 (2026-11-26): 16x8 ran level with rung 10, 8x16
+ *   (cuobjdump, sm_90). Measured on an H100: 16x8 ran level with rung 10, 8x16
  *   runs ahead of it (below). The order of the FFMAs itself is rung 12's lesson.
  *
  * The pipeline (tile t is commit group t)
@@ -66,12 +66,12 @@
  * Prediction (written before measuring, H200): 1.04x cuBLAS at 2048-8192: 92% FFMA issue
  * share, minus ~5% of barrier and bank stalls, times 97% wave quantization at 4096.
  *
- * Measured (H100, 2026-11-26, `make step=11 run`, ratio to cuBLAS in the same process): 0.355 /
+ * Measured (H100, `make step=11 run`, ratio to cuBLAS in the same process): 0.355 /
  * 0.970 / 0.962 / 0.981 at 1024 / 2048 / 4096 / 8192; rung 10 just before, same GPU: 0.961 / 0.951
  * / 0.952 at 2048-8192 (2.8015 against 2.7718 ms at 4096): ahead by 1-3%, short of the 1.04
  * predicted. The prediction missed by the order of the FFMAs (rung 12, +4-6%) and, at 1024, by
  * 32 tiles for 132 SMs (rung 13). With 16x8 per thread, this rung's first form, it ran level
- * with rung 10 (0.957 / 0.947 / 0.953, 2026-11-25). Nsight Compute at 4096: FMA pipe 77.5%
+ * with rung 10 (0.957 / 0.947 / 0.953). Nsight Compute at 4096: FMA pipe 77.5%
  * (16x8: 75.9%, rung 10 75.9%), dispatch stalls 0.20 per instruction (16x8: 0.24).
  * results/notes/step_11.md has more.
  * Resources (ptxas, sm_90): 233 registers, 37,248 bytes of shared memory, 0 spills.

@@ -102,7 +102,7 @@
 #define MI      (WM / 16)                /* 4 fragments of 16x8 along M */
 #define NI      (WN / 8)                 /* 4 along N */
 /* Layouts in which a warp's fragment loads hit 32 different banks (lane (g, t) = (lane / 4,
- * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100, 2026-11-26,
+ * lane % 4); bk: the K tile's depth). Counted by Nsight Compute at 4096 (H100,
  * before the epilogue's C tile): 0 bank conflicts on shared loads and stores, 100.7 M load
  * wavefronts for 51.9 M loads, the ideal 4 per LDS.128 and 1 per LDS.32.
  * A: rows padded to bk + 16 floats. Lane (g, t) reads a_tile[g][4t..4t+3] with one LDS.128

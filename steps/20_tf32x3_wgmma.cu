@@ -57,22 +57,15 @@
  *   at 4096: TMA and roles should remove its barrier and L2 waste, 2.1-2.3x. B split first: with
  *   B passed on unsplit (wrong sums) the loop ran 20% faster; the pass costs ~5%: ~2.4x.
  *
- * Measured (H100 80GB HBM3 unless said; every variant in results/notes/step_20.md)
- *   TMA and roles alone: 1.82x at 4096, no gain (the wgmma of a tile drained before the next
- *   tile's A was split). wait_group 1, two sets of A fragments, chunk every 2 tiles, small
- *   rounded (a check case was 10 u off without it), a third B^T stage: 1.87x at 2048, 2.14-2.22x
- *   at 4096, 2.22-2.31x at 8192. B split first (H200, 2026-11-26, beside that build): 2048 1.88
- *   -> 2.19x, 4096 2.16 -> 2.52-2.54x, 8192 2.23-2.31 -> 2.43-2.50x, 2048 x 4096 x 11008 2.10 ->
- *   2.49-2.53x, 4096 x 4095 x 4096 (rows of B not TMA's) 1.30 -> 2.53x. On an H100 it lost from
- *   6144 up until the tiles went in bands (8192: 2.24x before, 1.88x, banded 2.66-2.68x).
- *   Small rounded by cvt.rn, not cvt.rna (1 instruction, not 4): +0-1% with B split first,
- *   where the producer splits (H200) 1280 1.96 -> 2.31x, 512x4096x4096 1.87 -> 2.52x, K = 65536
- *   2.0 -> 2.5x. The epilogue through shared memory (2026-11-27, beside the build before, ms): 2048
- *   0.1618-0.1620 -> 0.1510-0.1521 (+7%), 4096 1.0709-1.0737 -> 1.0432-1.0433 (+2.8%), 8192 +1.3%,
- *   4096 x 4096 x 128 +48% (1.14 -> 1.70x). Final (tables.txt, 2026-11-27): 1.85x / 2.26x / 2.66x /
- *   2.52x at 1024 / 2048 / 4096 / 8192, 1.1-1.8 u (cuBLAS 5.0-6.0 u); sweep 1.69-2.97x from 1024
- *   (2.69x at 4096, 2.82x at 8192); shape set 1.73-2.60x where K >= 1024, 1.30-1.47x with A not
- *   TMA's, 1.68x at K = 128.
+ * Measured (ratio to cuBLAS SGEMM in the same process; each step beside the build before it in
+ *   results/notes/step_20.md): TMA and roles alone 1.82x at 4096, no gain (the wgmma of a tile
+ *   drained before the next tile's A was split); wait_group 1, two sets of A fragments, a chunk
+ *   every 2 tiles and a third B^T stage 2.14-2.22x; B split first (H200) 2.16 -> 2.52-2.54x at
+ *   4096, 1.30 -> 2.53x where B's rows are not TMA's (on an H100 it lost from 6144 up until the
+ *   tiles went in bands: 8192 2.66-2.68x); the epilogue through shared memory +2.8% at 4096, +48%
+ *   at 4096x4096x128. H200, `make step=20 run`: 1.898 / 2.336 / 2.725 / 2.832x at 1024 / 2048 /
+ *   4096 / 8192, 1.1-1.8 u against FP64 (cuBLAS 4.3-6.3 u); shape set 1.77-2.67x where K >= 1024
+ *   and A is TMA's (1.71x at K = 128), 1.32-1.49x where it is not (odd sizes, ld = n + 1).
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
