@@ -34,7 +34,7 @@ struct point_result {
 void report_table_header(FILE *f, const struct run_info *info);
 void report_table_row(FILE *f, const struct point_result *p);
 
-/* The CSV header line (with newline), exactly as documented in README.md. */
+/* The CSV header line (with newline); results/NOTES.md ("Reading the output") explains it. */
 const char *report_csv_header(void);
 /* Appends one row; writes the header first when the file is empty. Returns 0 or -1. */
 int report_csv_row(FILE *f, const struct run_info *info, const struct point_result *p);
@@ -42,7 +42,7 @@ int report_csv_row(FILE *f, const struct run_info *info, const struct point_resu
 /* With --anchors: two lines under the point's table row (cuBLAS TF32 and 3xTF32 from cuBLAS:
  * GFLOP/s, the ratio to cuBLAS SGEMM, the errors against FP64). Nothing without anchors. */
 void report_anchor_lines(FILE *f, const struct point_result *p);
-/* The anchors CSV (--anchors FILE): its header line, exactly as documented in README.md, and
+/* The anchors CSV (--anchors FILE): its header line (results/NOTES.md explains it), and
  * one row per point (header first when the file is empty). Returns 0 or -1. */
 const char *report_anchors_header(void);
 int report_anchors_row(FILE *f, const struct run_info *info, const struct point_result *p);
