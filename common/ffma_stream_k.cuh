@@ -108,4 +108,24 @@ static inline cudaError_t launch_stream_k(int step, int b16, const struct gemm_a
     return cudaSuccess;
 }
 
+/* How many stream-K blocks fit on the device at once (0: no cooperative launch). */
+static inline cudaError_t stream_k_resident(const struct sgemm_device *d, long long *resident)
+{
+    int per_sm = 0;
+    cudaError_t err = cudaSuccess;
+    if (d->cooperative && d->cc >= 80)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
+            (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
+    *resident = (long long)per_sm * d->sms;
+    return err;
+}
+
+/* The workspace holds a slot (a 128x256 tile's floats) and a flag for every resident block. */
+static inline int stream_k_fits(const struct sgemm_device *d, long long resident)
+{
+    return resident * L_BM * L_BN <= (long long)SGEMM_WORKSPACE_FLOATS(d->sms) &&
+           resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d->sms;
+}
+
 #endif /* SGEMM_LADDER_FFMA_STREAM_K_CUH */

@@ -46,38 +46,7 @@
 #include "../common/ffma_plan.h"
 #include "../common/ffma_tile.cuh"    /* rungs 11-12: tile, copies, fragments, epilogue, order */
 #include "../common/ffma_loop.cuh" /* NEW: rasterization (tile_coords()), the K loop of a tile */
-
-/* Whole tiles, block b computing C tile b. */
-template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS>
-static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
-    sgemm_whole(GEMM_PARAMS)
-{
-#if HAS_CP_ASYNC
-    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
-    whole_tile(sh, &g, (int)blockIdx.x);
-#elif defined(__CUDA_ARCH__)
-    __trap();
-#endif
-}
-#define LARGE_WHOLE(b16) ((b16) ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
-                                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
-#define SMALL_WHOLE(b16) ((b16) ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
-                                : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
-
-/* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
-static cudaError_t launch_whole(int b16, int small, const struct gemm_args *g, long long tiles,
-                                cudaStream_t stream)
-{
-    sgemm_trace(13, small ? "whole-small" : "whole-large", g->M, g->N, g->K, tiles, 1);
-    if (small)
-        SMALL_WHOLE(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
-            GEMM_ARGS(g));
-    else
-        LARGE_WHOLE(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
-            GEMM_ARGS(g));
-    return cudaGetLastError();
-}
+#include "../common/ffma_whole.cuh" /* NEW: the whole-tile kernel on either tile, its launch */
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
@@ -100,7 +69,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int small = ffma_choose_plan(&pr, 0, &short_kt) == FFMA_WHOLE_SMALL;
     const long long tiles = small ? ceil_div(M, S_BM) * ceil_div(N, S_BN)
                                   : ceil_div(M, L_BM) * ceil_div(N, L_BN);
-    return launch_whole(b16, small, &g, tiles, stream);
+    return launch_whole(13, b16, small, &g, tiles, stream);
 }
 
 extern "C" const struct step step_13 = {

@@ -47,44 +47,13 @@
 #include "../common/ffma_loop.cuh"    /* rung 13: rasterization, the K loop of a tile */
 #include "../common/ffma_split_k.cuh" /* NEW: split-K, slices meeting in global memory */
 #include "../common/ffma_slabs.cuh"   /* NEW: the large tiles' split into slabs */
-
-/* Whole tiles, block b computing C tile b. */
-template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS>
-static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
-    sgemm_whole(GEMM_PARAMS)
-{
-#if HAS_CP_ASYNC
-    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
-    whole_tile(sh, &g, (int)blockIdx.x);
-#elif defined(__CUDA_ARCH__)
-    __trap();
-#endif
-}
-#define LARGE_WHOLE(b16) ((b16) ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
-                                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
-#define SMALL_WHOLE(b16) ((b16) ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
-                                : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
+#include "../common/ffma_whole.cuh"   /* rung 13: the whole-tile kernel, its launch */
 
 /* NEW: the workspace (common/sgemm_workspace.h: one per stream, never made while capturing):
  * its floats hold split-K's slots (a 64x128 tile's floats per slice) or the slabs; then its
  * counts. A tile's last slice resets its count: each launch leaves zeros. */
 #define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
 #define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
-
-/* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
-static cudaError_t launch_whole(int b16, int small, const struct gemm_args *g, long long tiles,
-                                cudaStream_t stream)
-{
-    sgemm_trace(14, small ? "whole-small" : "whole-large", g->M, g->N, g->K, tiles, 1);
-    if (small)
-        SMALL_WHOLE(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
-            GEMM_ARGS(g));
-    else
-        LARGE_WHOLE(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
-            GEMM_ARGS(g));
-    return cudaGetLastError();
-}
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
@@ -123,9 +92,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return launch_slices(14, b16, &g, large_slices, large, work, 0, stream);
         if (work != NULL && slices > 1)
             return launch_split_k(14, b16, &g, slices, small, work, WS_FLAGS(work, d.sms), stream);
-        return launch_whole(b16, 1, &g, small, stream);
+        return launch_whole(14, b16, 1, &g, small, stream);
     }
-    return launch_whole(b16, 0, &g, large, stream);
+    return launch_whole(14, b16, 0, &g, large, stream);
 }
 
 extern "C" const struct step step_14 = {

@@ -41,24 +41,7 @@
 #include "../common/ffma_slabs.cuh"   /* rung 14: the large tiles' split into slabs */
 #include "../common/ffma_stream_k.cuh" /* rung 15: stream-K */
 #include "../common/ffma_cluster.cuh" /* NEW: split-K in thread block clusters (sm_90) */
-
-/* Whole tiles, block b computing C tile b. */
-template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS>
-static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
-    sgemm_whole(GEMM_PARAMS)
-{
-#if HAS_CP_ASYNC
-    const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
-    const struct shape sh = {WARPS_N_, SUB_M_, STAGES_, B16, SUB_N};
-    whole_tile(sh, &g, (int)blockIdx.x);
-#elif defined(__CUDA_ARCH__)
-    __trap();
-#endif
-}
-#define LARGE_WHOLE(b16) ((b16) ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
-                                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
-#define SMALL_WHOLE(b16) ((b16) ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
-                                : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
+#include "../common/ffma_whole.cuh"  /* rung 13's whole tiles; rung 15's run of stream-K */
 
 /* Per device (common/device_facts.h): how many stream-K blocks fit at once (0: none), NEW: how
  * many clusters of each size. */
@@ -70,13 +53,7 @@ static struct facts facts_of[SGEMM_MAX_DEVICES];
 static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
     struct facts *f = (struct facts *)entry;
-    int per_sm = 0;
-    cudaError_t err = cudaSuccess;
-    if (d->cooperative && d->cc >= 80)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
-            (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
-    f->resident = (long long)per_sm * d->sms;
+    const cudaError_t err = stream_k_resident(d, &f->resident);
     return err != cudaSuccess ? err : cluster_caps(d, f->cluster_cap); /* NEW */
 }
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
@@ -86,20 +63,6 @@ static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_devi
  * flags. A waiter clears its flag: each launch leaves zeros. */
 #define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
 #define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
-
-/* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
-static cudaError_t launch_whole(int b16, int small, const struct gemm_args *g, long long tiles,
-                                cudaStream_t stream)
-{
-    sgemm_trace(16, small ? "whole-small" : "whole-large", g->M, g->N, g->K, tiles, 1);
-    if (small)
-        SMALL_WHOLE(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
-            GEMM_ARGS(g));
-    else
-        LARGE_WHOLE(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
-            GEMM_ARGS(g));
-    return cudaGetLastError();
-}
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
@@ -123,24 +86,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     int short_kt = 0;
     const enum ffma_plan plan = ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K, &short_kt); /* NEW */
     float *work = NULL;
-    /* NEW: stream-K, a slot and a flag a block. Without a workspace (capturing before the
-     * stream's first launch): whole tiles, the same floats. */
-    if (plan == FFMA_STREAM_K && f.resident * L_BM * L_BN <= WS_FLOATS(d.sms) &&
-        f.resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d.sms) {
-        int launched = 0, dp_tiles = 0;
-        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
-        if (err != cudaSuccess || work == NULL)
-            return err != cudaSuccess ? err : launch_whole(b16, 0, &g, large, stream);
-        err = launch_stream_k(16, b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms), stream,
-                              &launched, &dp_tiles);
-        if (err != cudaSuccess || launched) {
-            if (err == cudaSuccess && dp_tiles > 0) { /* the whole rounds before the shares */
-                LARGE_WHOLE(b16)<<<(unsigned)dp_tiles, L_THREADS,
-                                   SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(GEMM_ARGS(&g));
-                err = cudaGetLastError();
-            }
+    /* Stream-K, a slot and a flag a block (common/ffma_stream_k.cuh): where the shares do
+     * not all fit at once, whole tiles below. */
+    if (plan == FFMA_STREAM_K && stream_k_fits(&d, f.resident)) {
+        int ran = 0;
+        err = run_stream_k(16, b16, &g, &d, f.resident, large, stream, &ran);
+        if (err != cudaSuccess || ran)
             return err;
-        }
     }
     if (plan == FFMA_WHOLE_SMALL) {
         long long cost = 0;
@@ -158,9 +110,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         }
         if (slices > 1) /* NEW: in clusters, no workspace needed */
             return launch_cluster_split(16, b16, &g, slices, small, 0, stream);
-        return launch_whole(b16, 1, &g, small, stream);
+        return launch_whole(16, b16, 1, &g, small, stream);
     }
-    return launch_whole(b16, 0, &g, large, stream);
+    return launch_whole(16, b16, 0, &g, large, stream);
 }
 
 extern "C" const struct step step_16 = {

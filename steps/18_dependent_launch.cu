@@ -56,7 +56,7 @@
  * released at once: see launch_uneven()). */
 template <int WARPS_N_, int SUB_M_, int STAGES_, int B16, int MIN_BLOCKS>
 static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
-    sgemm_whole(GEMM_PARAMS, int first_tile)
+    sgemm_whole_from(GEMM_PARAMS, int first_tile)
 {
 #if HAS_CP_ASYNC
 #if __CUDA_ARCH__ >= 900
@@ -70,10 +70,10 @@ static __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N_, MIN_BLOCKS)
 #endif
 }
 typedef void (*whole_from_kernel)(GEMM_PARAM_TYPES, int);
-#define LARGE_WHOLE(b16) ((b16) ? sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
-                                : sgemm_whole<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
-#define SMALL_WHOLE(b16) ((b16) ? sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
-                                : sgemm_whole<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
+#define LARGE_FROM(b16) ((b16) ? sgemm_whole_from<L_WARPS_N, L_SUB_M, L_STAGES, 1, 1> \
+                               : sgemm_whole_from<L_WARPS_N, L_SUB_M, L_STAGES, 0, 1>)
+#define SMALL_FROM(b16) ((b16) ? sgemm_whole_from<S_WARPS_N, S_SUB_M, S_STAGES, 1, 4> \
+                               : sgemm_whole_from<S_WARPS_N, S_SUB_M, S_STAGES, 0, 4>)
 
 /* The uneven tail's add: C tile first_tile + b += w (C's rows from row0 on, ldw % 4 == 0;
  * written by a kernel still running at launch: read .cg, not by the read-only path). A thread
@@ -134,13 +134,7 @@ static struct facts facts_of[SGEMM_MAX_DEVICES];
 static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
     struct facts *f = (struct facts *)entry;
-    int per_sm = 0;
-    cudaError_t err = cudaSuccess;
-    if (d->cooperative && d->cc >= 80)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)sgemm_stream_k<1>, L_THREADS,
-            (size_t)SMEM_BYTES(L_STAGES, L_BM, L_BN));
-    f->resident = (long long)per_sm * d->sms;
+    const cudaError_t err = stream_k_resident(d, &f->resident);
     return err != cudaSuccess ? err : cluster_caps(d, f->cluster_cap);
 }
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
@@ -150,15 +144,15 @@ static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_devi
 #define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
 
 /* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
-static cudaError_t launch_whole(int b16, int small, const struct gemm_args *g, long long tiles,
-                                cudaStream_t stream)
+static cudaError_t launch_whole_from(int b16, int small, const struct gemm_args *g,
+                                     long long tiles, cudaStream_t stream)
 {
     sgemm_trace(18, small ? "whole-small" : "whole-large", g->M, g->N, g->K, tiles, 1);
     if (small)
-        SMALL_WHOLE(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
+        SMALL_FROM(b16)<<<(unsigned)tiles, S_THREADS, SMEM_BYTES(S_STAGES, S_BM, S_BN), stream>>>(
             GEMM_ARGS(g), 0);
     else
-        LARGE_WHOLE(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
+        LARGE_FROM(b16)<<<(unsigned)tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(
             GEMM_ARGS(g), 0);
     return cudaGetLastError();
 }
@@ -174,7 +168,7 @@ static cudaError_t launch_slabs(int b16, const struct gemm_args *g, int slices, 
         return launch_slices(18, b16, g, slices, tiles, work, 1, stream);
     const int ldw = (int)ceil_div(g->N, 4) * 4;
     const int smem = small ? SMEM_BYTES(S_STAGES, S_BM, S_BN) : SMEM_BYTES(L_STAGES, L_BM, L_BN);
-    const whole_from_kernel whole = small ? SMALL_WHOLE(b16) : LARGE_WHOLE(b16);
+    const whole_from_kernel whole = small ? SMALL_FROM(b16) : LARGE_FROM(b16);
     const int kt = (int)ceil_div(g->K, BK), k_first = g->K % BK ? g->K % BK - BK : 0;
     cudaError_t err = cudaSuccess;
     cudaLaunchAttribute attr;
@@ -203,7 +197,7 @@ static cudaError_t launch_slabs(int b16, const struct gemm_args *g, int slices, 
 static cudaError_t launch_uneven(int b16, const struct gemm_args *g, long long tiles, int sms,
                                  int short_kt, float *work, cudaStream_t stream, int *launched)
 {
-    const whole_from_kernel whole = LARGE_WHOLE(b16);
+    const whole_from_kernel whole = LARGE_FROM(b16);
     const int smem = SMEM_BYTES(L_STAGES, L_BM, L_BN);
     const long long r = tiles % sms, dp = tiles - r;
     const int k_cut = (int)(ceil_div(g->K, BK) - short_kt) * BK;
@@ -262,19 +256,18 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     /* Without a workspace (capturing, none made yet): whole tiles (stream-K: the same floats). */
     float *work = NULL;
     if (plan == FFMA_UNEVEN_TAIL ||
-        (plan == FFMA_STREAM_K && f.resident * L_BM * L_BN <= WS_FLOATS(d.sms) &&
-         f.resident <= SGEMM_WORKSPACE_FLAGS_PER_SM * (long long)d.sms)) {
+        (plan == FFMA_STREAM_K && stream_k_fits(&d, f.resident))) {
         int launched = 0, dp_tiles = 0;
         err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess || work == NULL)
-            return err != cudaSuccess ? err : launch_whole(b16, 0, &g, large, stream);
+            return err != cudaSuccess ? err : launch_whole_from(b16, 0, &g, large, stream);
         if (plan == FFMA_UNEVEN_TAIL) /* NEW */
             return launch_uneven(b16, &g, large, d.sms, short_kt, work, stream, &launched);
         err = launch_stream_k(18, b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms), stream,
                               &launched, &dp_tiles);
         if (err != cudaSuccess || launched) {
             if (err == cudaSuccess && dp_tiles > 0) { /* the whole rounds before the shares */
-                LARGE_WHOLE(b16)<<<(unsigned)dp_tiles, L_THREADS,
+                LARGE_FROM(b16)<<<(unsigned)dp_tiles, L_THREADS,
                                    SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(GEMM_ARGS(&g), 0);
                 err = cudaGetLastError();
             }
@@ -306,9 +299,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (slices > 1 || t) /* in clusters, no workspace needed */
             return launch_cluster_split(18, b16, &g, t ? t_slices : slices, t ? tiny : small, t,
                                         stream);
-        return launch_whole(b16, 1, &g, small, stream);
+        return launch_whole_from(b16, 1, &g, small, stream);
     }
-    return launch_whole(b16, 0, &g, large, stream);
+    return launch_whole_from(b16, 0, &g, large, stream);
 }
 
 extern "C" const struct step step_18 = {
