@@ -27,12 +27,18 @@
 extern "C" {
 #endif
 
+/* The accuracy a rung promises, which the harness holds it to (harness/verify.h, precision.h):
+ *   STEP_FP32  as accurate as a float sum in any order: the error bound of an SGEMM;
+ *   STEP_TF32  every operand rounded to TF32 (10 fraction bits) before its product: the
+ *              SGEMM bound plus 2^-10 of |A||B| (the Part II lesson rung that shows why). */
+enum step_precision { STEP_FP32 = 0, STEP_TF32 = 1 };
+
 typedef cudaError_t (*sgemm_launch_fn)(int M, int N, int K, float alpha,
                                        const float *A, int lda, const float *B, int ldb,
                                        float beta, float *C, int ldc, cudaStream_t stream);
 
 struct step {
-    int number;            /* 1..16 */
+    int number;            /* 1, 2, ... */
     const char *slug;      /* "naive", "coalesced", ... */
     const char *title;     /* one line, for tables and plots */
     int min_cc;            /* lowest compute capability as 10*major+minor, 0 for any */
@@ -45,6 +51,12 @@ struct step {
     const char *paths = nullptr;
 #else
     const char *paths;
+#endif
+    /* enum step_precision; left out of the initializer: STEP_FP32. */
+#ifdef __cplusplus
+    int precision = STEP_FP32;
+#else
+    int precision;
 #endif
 };
 

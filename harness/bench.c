@@ -125,7 +125,7 @@ static void to_device_double(double *dev, double *staging, const float *host, si
  *   - the error of the rung, of cuBLAS and of a sequential float loop against C64
  *     (harness/precision.h), and the precision gate on them.
  */
-static void verify_timed(cublasHandle_t h, const struct shape *s, const float *ha,
+static void verify_timed(cublasHandle_t h, int precision, const struct shape *s, const float *ha,
                          const float *hb, const float *c, const float *ref,
                          const struct anchor *tf32, const struct anchor *x3,
                          struct point_result *res)
@@ -155,7 +155,8 @@ static void verify_timed(cublasHandle_t h, const struct shape *s, const float *h
     for (size_t i = 0; i < tight_mn; i++)
         abs_ab32[i] = (float)abs_ab[i];
     struct verify_result r;
-    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab32, n, NULL, 0, 1.0, &r);
+    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab32, n, NULL, 0, 1.0,
+                 verify_product_rel(precision), &r);
     res->rel_err = r.rel_fro;
     res->pass = r.pass;
     if (!r.pass)
@@ -173,14 +174,17 @@ static void verify_timed(cublasHandle_t h, const struct shape *s, const float *h
     precision_sequential(m, n, k, ha, lda, hb, ldb, c64, abs_ab, samples, wi, wj, &res->seq_err);
     struct precision err_sampled;
     precision_sampled(m, n, c, ldc, c64, abs_ab, samples, wi, wj, &err_sampled);
-    res->precision_pass = precision_gate(&res->err, &err_sampled, &res->cublas_err, &res->seq_err);
+    const double product_rel = verify_product_rel(precision);
+    res->precision_pass = precision_gate(product_rel, &res->err, &err_sampled, &res->cublas_err,
+                                         &res->seq_err);
     if (!res->precision_pass)
         fprintf(stderr, "FAIL precision M=%d N=%d K=%d: the rung's error against FP64 is %.3g u "
                 "max, %.3g rms (cuBLAS %.3g u, %.3g); on %d sampled elements %.3g u, %.3g (a "
-                "sequential loop %.3g u, %.3g): over twice the worse reference, plus 2 u\n", m, n,
-                k, res->err.max_u, res->err.rms, res->cublas_err.max_u, res->cublas_err.rms,
-                samples + (wi >= 0), err_sampled.max_u, err_sampled.rms, res->seq_err.max_u,
-                res->seq_err.rms);
+                "sequential loop %.3g u, %.3g): over twice the worse reference, plus 2 u and "
+                "the %.3g u its precision class allows a product\n", m, n, k, res->err.max_u,
+                res->err.rms, res->cublas_err.max_u, res->cublas_err.rms, samples + (wi >= 0),
+                err_sampled.max_u, err_sampled.rms, res->seq_err.max_u, res->seq_err.rms,
+                product_rel / PRECISION_U);
 
     free(abs_ab32);
     free(c64);
@@ -287,7 +291,7 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
         res->tf32 = tf32.t;
         res->x3 = x3.t;
     }
-    verify_timed(h, s, ha, hb, c, ref, o->anchors_csv ? &tf32 : NULL,
+    verify_timed(h, st->precision, s, ha, hb, c, ref, o->anchors_csv ? &tf32 : NULL,
                  o->anchors_csv ? &x3 : NULL, res);
     free(tf32.c);
     free(x3.c);

@@ -175,7 +175,8 @@ static int run_case(const struct step *st, const struct check_case *c, cublasHan
             CUDA_CHECK(cudaMemcpy(abs_ab, abs_ab_dev, (size_t)m * n * sizeof(float),
                                   cudaMemcpyDeviceToHost));
             verify_bound(m, n, k, c->alpha, c->beta, out + cc.offset, ldc, want + ref.offset, ldc,
-                         abs_ab, n, at(&ref), ldc, 1.0, &r);
+                         abs_ab, n, at(&ref), ldc, 1.0,
+                         verify_product_rel(st->precision), &r);
             operand_free(&abs_a);
             operand_free(&abs_b);
             gpu_free(abs_ab_dev);

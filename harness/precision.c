@@ -138,13 +138,15 @@ static int within(double rung, double rung_sampled, double cublas, double seq, d
     return rung <= 2.0 * cublas + slack || rung_sampled <= 2.0 * seq + slack;
 }
 
-int precision_gate(const struct precision *rung, const struct precision *rung_sampled,
-                   const struct precision *cublas, const struct precision *seq)
+int precision_gate(double product_rel, const struct precision *rung,
+                   const struct precision *rung_sampled, const struct precision *cublas,
+                   const struct precision *seq)
 {
     if (!isfinite(rung->max_u) || !isfinite(rung->rms) || !isfinite(rung_sampled->max_u))
         return 0;
     /* The rms over a sample estimates the rms over C: that figure compares across the sets. */
     const double worse_rms = fmax(cublas->rms, seq->rms);
-    return within(rung->max_u, rung_sampled->max_u, cublas->max_u, seq->max_u, 2.0) &&
-           rung->rms <= 2.0 * worse_rms + 2.0 * PRECISION_U;
+    return within(rung->max_u, rung_sampled->max_u, cublas->max_u, seq->max_u,
+                  2.0 + product_rel / PRECISION_U) &&
+           rung->rms <= 2.0 * worse_rms + 2.0 * PRECISION_U + product_rel;
 }

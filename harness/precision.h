@@ -54,9 +54,12 @@ int precision_samples(int m, int n, int k);
  *   rms:    rung <= 2 max(cublas, seq) + 2u
  * The samples include the rung's worst element, so its largest error is always compared with
  * the loop's at the same place. A rung figure that is not finite (a NaN or Inf in C) fails.
- * Returns 1 when both pass.
+ * Returns 1 when both pass. product_rel (harness/verify.h: 0 for a rung of STEP_FP32,
+ * VERIFY_TF32_PRODUCT for STEP_TF32) is added to both allowances: a TF32 rung may err by up
+ * to 2^-10 of |A||B| more, and that is all it may add.
  */
-int precision_gate(const struct precision *rung, const struct precision *rung_sampled,
-                   const struct precision *cublas, const struct precision *seq);
+int precision_gate(double product_rel, const struct precision *rung,
+                   const struct precision *rung_sampled, const struct precision *cublas,
+                   const struct precision *seq);
 
 #endif

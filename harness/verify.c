@@ -1,18 +1,21 @@
 /* verify.c - elementwise comparisons of a rung's output with cuBLAS's. */
 #include "verify.h"
 
+#include "../common/step.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #define UNIT_ROUNDOFF 5.9604644775390625e-8 /* 2^-24, float */
 
-double error_bound(int k, float alpha, float beta, float abs_ab, float c0, double tol)
+double error_bound(int k, float alpha, float beta, float abs_ab, float c0, double tol,
+                   double product_rel)
 {
     const double u = UNIT_ROUNDOFF;
-    const double scale = fabs((double)alpha) * abs_ab * (1.0 + 2.0 * k * u) +
-                         fabs((double)beta) * fabs((double)c0);
-    return tol * 2.0 * (k + 3.0) * u * scale + FLT_MIN;
+    const double ab = fabs((double)alpha) * abs_ab * (1.0 + 2.0 * k * u);
+    const double scale = ab + fabs((double)beta) * fabs((double)c0);
+    return tol * (2.0 * (k + 3.0) * u * scale + product_rel * ab) + FLT_MIN;
 }
 
 static void start(struct verify_result *r)
@@ -54,7 +57,8 @@ enum mode { BOUND, EXACT, EXACT_CLASSES };
 /* One pass over the M x N window; exact mode asks for equality, bound mode for the bound. */
 static void compare(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
                     const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
-                    int ld0, double tol, enum mode mode, struct verify_result *r)
+                    int ld0, double tol, double product_rel, enum mode mode,
+                    struct verify_result *r)
 {
     double sum_d2 = 0.0, sum_r2 = 0.0;
     start(r);
@@ -67,7 +71,8 @@ static void compare(int m, int n, int k, float alpha, float beta, const float *c
                 ok = (got == want) || (mode == EXACT_CLASSES && isnan(got) && isnan(want));
             } else {
                 const float c0_ij = (c0 && beta != 0.0f) ? c0[(size_t)i * ld0 + j] : 0.0f;
-                const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij, tol);
+                const double bound = error_bound(k, alpha, beta, abs_ab[(size_t)i * ldab + j], c0_ij,
+                                                 tol, product_rel);
                 const double err = fabs((double)got - want);
                 ok = !isnan(want) && (err <= bound); /* a NaN makes err <= bound false */
                 if (ok && bound > 0.0 && err / bound > r->max_ratio)
@@ -81,21 +86,23 @@ static void compare(int m, int n, int k, float alpha, float beta, const float *c
 
 void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
                   const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
-                  int ld0, double tol, struct verify_result *r)
+                  int ld0, double tol, double product_rel, struct verify_result *r)
 {
-    compare(m, n, k, alpha, beta, c, ldc, ref, ldr, abs_ab, ldab, c0, ld0, tol, BOUND, r);
+    compare(m, n, k, alpha, beta, c, ldc, ref, ldr, abs_ab, ldab, c0, ld0, tol, product_rel, BOUND,
+            r);
 }
 
 void verify_exact(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                   struct verify_result *r)
 {
-    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, EXACT, r);
+    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, 0.0, EXACT, r);
 }
 
 void verify_exact_classes(int m, int n, const float *c, int ldc, const float *ref, int ldr,
                           struct verify_result *r)
 {
-    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, EXACT_CLASSES, r);
+    compare(m, n, 0, 0.0f, 0.0f, c, ldc, ref, ldr, NULL, 0, NULL, 0, 0.0, 0.0, EXACT_CLASSES,
+            r);
 }
 
 long long count_touched_outside(const float *buf, size_t total, size_t offset, int m, int n,
@@ -117,4 +124,9 @@ long long count_touched_outside(const float *buf, size_t total, size_t offset, i
         }
     }
     return touched;
+}
+
+double verify_product_rel(int precision)
+{
+    return precision == STEP_TF32 ? VERIFY_TF32_PRODUCT : 0.0;
 }

@@ -22,15 +22,24 @@ struct verify_result {
  * the beta term and the final add three more roundings; two such results
  * differ by at most twice that.  |A||B| itself comes from cuBLAS, with the
  * same gamma_K relative error, hence the (1 + 2Ku) factor.
- *     bound = tol * 2 (K + 3) u (|alpha| (|A||B|)_ij (1 + 2 K u) + |beta| |C0_ij|)
- * with u = 2^-24, plus the smallest normal float, so that exact zeros compare.
+ *     ab    = |alpha| (|A||B|)_ij (1 + 2 K u)
+ *     bound = tol (2 (K + 3) u (ab + |beta| |C0_ij|) + product_rel ab)
+ * with u = 2^-24, plus the smallest normal float, so that exact zeros compare. product_rel is
+ * what a rung loses before it sums: 0 for a float product (a rung of STEP_FP32, struct step),
+ * VERIFY_TF32_PRODUCT where every operand is rounded to TF32 first (STEP_TF32): an operand
+ * moves by at most 2^-11 of itself, so a product by at most 2^-10 + 2^-22 of |a||b|.
  */
-double error_bound(int k, float alpha, float beta, float abs_ab, float c0, double tol);
+#define VERIFY_TF32_PRODUCT (0x1p-10 + 0x1p-22)
+double error_bound(int k, float alpha, float beta, float abs_ab, float c0, double tol,
+                   double product_rel);
+
+/* product_rel for a rung of precision class `precision` (enum step_precision, common/step.h). */
+double verify_product_rel(int precision);
 
 /* Bound mode: c (ldc) against ref (ldr), with |A||B| (ldab) and C0 (ld0, NULL if beta == 0). */
 void verify_bound(int m, int n, int k, float alpha, float beta, const float *c, int ldc,
                   const float *ref, int ldr, const float *abs_ab, int ldab, const float *c0,
-                  int ld0, double tol, struct verify_result *r);
+                  int ld0, double tol, double product_rel, struct verify_result *r);
 
 /* Exact mode: integer inputs make every product and sum exact, so c must equal ref (a NaN
  * anywhere fails). */

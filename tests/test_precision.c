@@ -103,13 +103,13 @@ static void dropped_terms_fail_the_gate(void **state)
                          ok.worst_j, &seq);
     precision_sampled(M, N, p->fwd, N, p->c64, p->abs_ab, 64, ok.worst_i, ok.worst_j,
                       &ok_sampled);
-    assert_true(precision_gate(&ok, &ok_sampled, &ok, &seq));
+    assert_true(precision_gate(0.0, &ok, &ok_sampled, &ok, &seq));
     precision_sequential(M, N, K, p->a, K, p->b, N, p->c64, p->abs_ab, 64, wrong.worst_i,
                          wrong.worst_j, &seq_w);
     precision_sampled(M, N, bad, N, p->c64, p->abs_ab, 64, wrong.worst_i, wrong.worst_j,
                       &wrong_sampled);
     assert_true(wrong_sampled.max_u == wrong.max_u); /* the bad element was compared */
-    assert_false(precision_gate(&wrong, &wrong_sampled, &ok, &seq_w));
+    assert_false(precision_gate(0.0, &wrong, &wrong_sampled, &ok, &seq_w));
     free(bad);
     free(p);
 }
@@ -122,19 +122,36 @@ static void gate_is_twice_the_worse_plus_two_u(void **state)
     const struct precision cublas = P(4.0, 1e-6), seq = P(6.0, 2e-6);
     const struct precision at_limit = P(14.0, 4e-6 + 2 * PRECISION_U);
     const struct precision over_max = P(14.01, 1e-6), over_rms = P(1.0, 4.2e-6);
-    assert_true(precision_gate(&at_limit, &at_limit, &cublas, &seq));
-    assert_false(precision_gate(&over_max, &over_max, &cublas, &seq));
-    assert_false(precision_gate(&over_rms, &over_rms, &cublas, &seq));
+    assert_true(precision_gate(0.0, &at_limit, &at_limit, &cublas, &seq));
+    assert_false(precision_gate(0.0, &over_max, &over_max, &cublas, &seq));
+    assert_false(precision_gate(0.0, &over_rms, &over_rms, &cublas, &seq));
     /* within twice cuBLAS over C, though the samples are far off the loop: passes */
     const struct precision all = P(7.9, 1e-6), far = P(20.0, 1e-6);
-    assert_true(precision_gate(&all, &far, &cublas, &seq));
+    assert_true(precision_gate(0.0, &all, &far, &cublas, &seq));
     /* over twice cuBLAS over C, but the samples are within twice the loop: passes */
     const struct precision big = P(20.0, 3e-6), near = P(13.0, 3e-6);
-    assert_true(precision_gate(&big, &near, &cublas, &seq));
-    assert_false(precision_gate(&big, &far, &cublas, &seq));
+    assert_true(precision_gate(0.0, &big, &near, &cublas, &seq));
+    assert_false(precision_gate(0.0, &big, &far, &cublas, &seq));
     /* exact references (0 error) still allow 2 u of rounding */
     const struct precision zero = P(0.0, 0.0), small = P(1.5, 1e-7);
-    assert_true(precision_gate(&small, &small, &zero, &zero));
+    assert_true(precision_gate(0.0, &small, &small, &zero, &zero));
+}
+
+/* A TF32 rung (product_rel 2^-10) may err by 2^-10 |A||B| = 16384 u more in the max, and 2^-10
+ * more in the rms, and no further: 475 u (plain TF32 at 4096) passes it and fails FP32. */
+static void tf32_class_allows_a_rounded_product(void **state)
+{
+    (void)state;
+    const double tf32 = 0x1p-10;
+    const struct precision cublas = P(4.0, 1e-6), seq = P(6.0, 2e-6);
+    const struct precision lesson = P(475.0, 3e-4);
+    assert_true(precision_gate(tf32, &lesson, &lesson, &cublas, &seq));
+    assert_false(precision_gate(0.0, &lesson, &lesson, &cublas, &seq));
+    const struct precision at_limit = P(14.0 + 16384.0, 4e-6 + 2 * PRECISION_U + tf32);
+    const struct precision over_max = P(14.01 + 16384.0, 1e-6), over_rms = P(1.0, 4.2e-6 + tf32);
+    assert_true(precision_gate(tf32, &at_limit, &at_limit, &cublas, &seq));
+    assert_false(precision_gate(tf32, &over_max, &over_max, &cublas, &seq));
+    assert_false(precision_gate(tf32, &over_rms, &over_rms, &cublas, &seq));
 }
 
 /* NaN in the result is infinitely wrong; so is any error where |A||B| is 0. */
@@ -154,10 +171,10 @@ static void nan_and_error_on_zero_magnitude_are_infinite(void **state)
     assert_true(e.max_u == 0.0 && e.rms == 0.0);
     const struct precision ref = {3.0, 1e-7, -1, -1};
     precision_measure(1, 2, c, 2, c64, abs_ab, &e);
-    assert_false(precision_gate(&e, &e, &ref, &ref));
+    assert_false(precision_gate(0.0, &e, &e, &ref, &ref));
     /* a NaN in C fails even when cuBLAS's figures are infinite too */
     const struct precision inf = {INFINITY, INFINITY, 0, 0};
-    assert_false(precision_gate(&e, &e, &inf, &inf));
+    assert_false(precision_gate(0.0, &e, &e, &inf, &inf));
 }
 
 /* The spread samples stay in range and include the first and the last element, for shapes
@@ -240,6 +257,7 @@ int main(void)
         cmocka_unit_test(sampled_loop_matches_the_full_loop),
         cmocka_unit_test(dropped_terms_fail_the_gate),
         cmocka_unit_test(gate_is_twice_the_worse_plus_two_u),
+        cmocka_unit_test(tf32_class_allows_a_rounded_product),
         cmocka_unit_test(nan_and_error_on_zero_magnitude_are_infinite),
         cmocka_unit_test(samples_bound_the_host_work),
         cmocka_unit_test(samples_reach_both_ends),

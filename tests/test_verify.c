@@ -12,6 +12,7 @@
 
 #include "../harness/fill.h"
 #include "../harness/verify.h"
+#include "../common/step.h"
 
 #define M 37
 #define N 29
@@ -50,7 +51,8 @@ static struct problem prob;
 
 static void check(const float *c, float alpha, float beta, struct verify_result *r)
 {
-    verify_bound(M, N, K, alpha, beta, c, N, prob.rev, N, prob.abs_ab, N, prob.c0, N, 1.0, r);
+    verify_bound(M, N, K, alpha, beta, c, N, prob.rev, N, prob.abs_ab, N, prob.c0, N, 1.0, 0.0,
+                 r);
 }
 
 static void rounding_differences_pass(void **state)
@@ -83,7 +85,8 @@ static void one_wrong_element_is_flagged(void **state)
     memcpy(c, prob.fwd, sizeof c);
     /* Off by a few times what rounding can explain: a missing term of the dot product
      * looks like this. */
-    c[11 * N + 5] += (float)(4.0 * error_bound(K, 1.0f, 0.0f, prob.abs_ab[11 * N + 5], 0.0f, 1.0));
+    c[11 * N + 5] +=
+        (float)(4.0 * error_bound(K, 1.0f, 0.0f, prob.abs_ab[11 * N + 5], 0.0f, 1.0, 0.0));
     check(c, 1.0f, 0.0f, &r);
     assert_false(r.pass);
     assert_int_equal(r.bad, 1);
@@ -125,14 +128,31 @@ static void beta_term_must_be_there(void **state)
 static void bound_scales_with_k_and_magnitude(void **state)
 {
     (void)state;
-    const double small = error_bound(8, 1.0f, 0.0f, 1.0f, 0.0f, 1.0);
-    const double large = error_bound(8000, 1.0f, 0.0f, 1.0f, 0.0f, 1.0);
+    const double small = error_bound(8, 1.0f, 0.0f, 1.0f, 0.0f, 1.0, 0.0);
+    const double large = error_bound(8000, 1.0f, 0.0f, 1.0f, 0.0f, 1.0, 0.0);
     assert_true(large > 100 * small);
-    assert_true(error_bound(8, 1.0f, 0.0f, 1000.0f, 0.0f, 1.0) > 999 * small);
+    assert_true(error_bound(8, 1.0f, 0.0f, 1000.0f, 0.0f, 1.0, 0.0) > 999 * small);
     /* beta's term counts; alpha 0 leaves only it */
-    assert_true(error_bound(8, 0.0f, 2.0f, 1.0f, 3.0f, 1.0) > error_bound(8, 0.0f, 0.0f, 1.0f, 3.0f, 1.0));
+    assert_true(error_bound(8, 0.0f, 2.0f, 1.0f, 3.0f, 1.0, 0.0) >
+                error_bound(8, 0.0f, 0.0f, 1.0f, 3.0f, 1.0, 0.0));
     /* an exact zero compares equal to zero, nothing more */
-    assert_true(error_bound(8, 1.0f, 0.0f, 0.0f, 0.0f, 1.0) < 1e-37);
+    assert_true(error_bound(8, 1.0f, 0.0f, 0.0f, 0.0f, 1.0, 0.0) < 1e-37);
+}
+
+/* The TF32 class adds 2^-10 + 2^-22 of |alpha| |A||B|: an error of 2^-11 |A||B| at K = 64 is far
+ * outside an SGEMM's bound and inside a TF32 rung's; 2^-9 is outside both. */
+static void tf32_bound_adds_a_rounded_product(void **state)
+{
+    (void)state;
+    const double tf32 = verify_product_rel(STEP_TF32);
+    assert_true(tf32 == 0x1p-10 + 0x1p-22);
+    assert_true(verify_product_rel(STEP_FP32) == 0.0);
+    assert_true(error_bound(64, 2.0f, 0.0f, 1.0f, 0.0f, 1.0, 0.0) < 2.0 * 0x1p-11);
+    assert_true(error_bound(64, 2.0f, 0.0f, 1.0f, 0.0f, 1.0, tf32) > 2.0 * 0x1p-11);
+    assert_true(error_bound(64, 2.0f, 0.0f, 1.0f, 0.0f, 1.0, tf32) < 2.0 * 0x1p-9);
+    /* beta's term gains nothing: C0 is not rounded to TF32 */
+    assert_true(error_bound(64, 0.0f, 1.0f, 1.0f, 1.0f, 1.0, tf32) ==
+                error_bound(64, 0.0f, 1.0f, 1.0f, 1.0f, 1.0, 0.0));
 }
 
 static void exact_mode_needs_equality(void **state)
@@ -257,6 +277,7 @@ int main(void)
         cmocka_unit_test(nan_and_unwritten_elements_are_flagged),
         cmocka_unit_test(beta_term_must_be_there),
         cmocka_unit_test(bound_scales_with_k_and_magnitude),
+        cmocka_unit_test(tf32_bound_adds_a_rounded_product),
         cmocka_unit_test(exact_mode_needs_equality),
         cmocka_unit_test(exact_mode_matches_inf_and_nan_class_for_class),
         cmocka_unit_test(planted_values_give_every_class),
