@@ -2,7 +2,7 @@
  * tma.cuh - mbarriers and TMA, sm_90's asynchronous copies of whole tiles, as inline PTX
  * (PTX ISA: mbarrier, cp.async.bulk.tensor, fence.proxy.async).
  *
- * Rung 20 includes this inside its sm_90a device code. Every address is a shared-memory one
+ * Rung 23 includes this inside its sm_90a device code. Every address is a shared-memory one
  * (32 bits, from __cvta_generic_to_shared) but the tensor map's, which is a __grid_constant__
  * kernel parameter. An mbarrier counts arrivals and, for TMA, bytes still to land; a phase
  * completes when both reach zero, and a waiter names the phase by its parity.

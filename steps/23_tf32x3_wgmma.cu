@@ -1,9 +1,9 @@
 /*
- * Rung 20 - 3xTF32 with wgmma and TMA: rung 19's arithmetic on Hopper's warpgroup tensor-core
+ * Rung 23 - 3xTF32 with wgmma and TMA: rung 22's arithmetic on Hopper's warpgroup tensor-core
  * instructions, fed by the Tensor Memory Accelerator, with the warps given separate jobs.
  *
- * What changes from rung 19
- *   The products. Rung 19 issues mma.sync.m16n8k8: each warp, synchronously, 16x8x8 from its
+ * What changes from rung 22
+ *   The products. Rung 22 issues mma.sync.m16n8k8: each warp, synchronously, 16x8x8 from its
  *   registers. Here the four warps of a warpgroup issue wgmma.mma_async.m64n128k8 together:
  *   64x128x8, 128 times the work, run by the tensor core while the warps go on, A from
  *   registers, B from shared memory through a matrix descriptor (sm_90a only).
@@ -14,9 +14,9 @@
  *   warpgroups 1 and 2 (the consumers) split A and issue wgmma, each on 64 rows of the 128x128
  *   tile. They meet only at mbarriers, never at __syncthreads: while one consumer sums or
  *   splits, the other's wgmma keep the tensor core busy.
- *   The arithmetic is rung 19's (x = big + small, three products a k8 step into a tensor-core
+ *   The arithmetic is rung 22's (x = big + small, three products a k8 step into a tensor-core
  *   sum `chunk` that joins the FP32 sum with an FADD every 64 of K, a sequential FP32 loop for
- *   sums not finite, split-K), small rounded to TF32 too (rung 19's is cut: up to 8 u a product).
+ *   sums not finite, split-K), small rounded to TF32 too (rung 22's is cut: up to 8 u a product).
  *
  * B, split and transposed once, before the product
  *   TF32 wgmma reads B only K-major (the transpose flag exists for 16-bit types only), and the
@@ -41,11 +41,11 @@
  *   A consumer issues tile kt's twelve wgmma, waits only for tile kt - 1 (wait_group 1), and splits
  *   tile kt + 1's A into a second set of fragment registers while kt runs; every two tiles it waits
  *   for all and adds chunk to acc. setmaxnreg gives the producer's registers to the consumers. The
- *   epilogue goes through shared memory, as rung 19's: whole rows of C. Where TMA cannot describe
+ *   epilogue goes through shared memory, as rung 22's: whole rows of C. Where TMA cannot describe
  *   an operand (a leading dimension not a multiple of 4, a base not 16-byte aligned), the producer
  *   copies raw tiles with 4-byte cp.async into the same layout. A block takes one tile and exits:
  *   persistent blocks, whose later tiles start with the B^T stages full, measured 1.57x at 4096
- *   (results/notes/step_20.md).
+ *   (results/notes/step_23.md).
  *
  * The bound, computed (not counted), in clocks per 128x128x32 tile on one SM (H100 SXM: dense
  *   TF32 ~495 TFLOP/s, 1830 MHz, 132 SMs: 1024 multiply-adds a clock): 24 wgmma x 64 = 1536;
@@ -58,7 +58,7 @@
  *   B passed on unsplit (wrong sums) the loop ran 20% faster; the pass costs ~5%: ~2.4x.
  *
  * Measured (ratio to cuBLAS SGEMM in the same process; each step beside the build before it in
- *   results/notes/step_20.md): TMA and roles alone 1.82x at 4096, no gain (the wgmma of a tile
+ *   results/notes/step_23.md): TMA and roles alone 1.82x at 4096, no gain (the wgmma of a tile
  *   drained before the next tile's A was split); wait_group 1, two sets of A fragments, a chunk
  *   every 2 tiles and a third B^T stage 2.14-2.22x; B split first (H200) 2.16 -> 2.52-2.54x at
  *   4096, 1.30 -> 2.53x where B's rows are not TMA's (on an H100 it lost from 6144 up until the
@@ -142,7 +142,7 @@
 #define DESC_HIGH (1ull << 62 | (unsigned long long)(1024 >> 4) << 32 | 1ull << 16)
 #define K8_BYTES  32 /* one k8 step along a B^T row */
 
-/* Split-K, as rung 19: a slice is at least this many K tiles deep; sum_slices() blocks are
+/* Split-K, as rung 22: a slice is at least this many K tiles deep; sum_slices() blocks are
  * 32 x SUM_ROWS. */
 #define SLICE_MIN_K_TILES 8
 #define SUM_ROWS          8
@@ -609,7 +609,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
         return;
     }
-    /* The epilogue, through shared memory as in rung 19: the consumers meet (named barrier 2;
+    /* The epilogue, through shared memory as in rung 22: the consumers meet (named barrier 2;
      * 1 is the producers') once every K tile is read, put acc in the raw stages, meet again, and
      * each warp writes rows of C as float4s. A sum not finite is recomputed below. */
     float *c_tile = (float *)raw;
@@ -805,7 +805,7 @@ static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, i
  * the most split_slices() plans for. */
 #define WORK_TILES_PER_SM (SGEMM_WORKSPACE_FLOATS_PER_SM / (BM * BN))
 
-/* K slices per tile, rung 19's cost model (in units of one block's K tile). 1: no split. */
+/* K slices per tile, rung 22's cost model (in units of one block's K tile). 1: no split. */
 static int split_slices(long long tiles, int K, int sms)
 {
     const long long k_tiles = (K - 1) / BK + 1;
@@ -953,18 +953,18 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         err = err != cudaSuccess ? err : freed;
     }
     if (err != cudaSuccess || slices == 1) {
-        sgemm_trace(20, feed == FEED_SPLIT_B ? "split-b" : "whole", M, N, K, tiles, 1);
+        sgemm_trace(23, feed == FEED_SPLIT_B ? "split-b" : "whole", M, N, K, tiles, 1);
         return err;
     }
     const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
     sum_slices<<<sum_grid, sum_block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                    slices, work);
-    sgemm_trace(20, "split-k", M, N, K, tiles * slices, slices);
+    sgemm_trace(23, "split-k", M, N, K, tiles * slices, slices);
     return cudaGetLastError();
 }
 
-extern "C" const struct step step_20 = {
-    20, "tf32x3_wgmma",
+extern "C" const struct step step_23 = {
+    23, "tf32x3_wgmma",
     "3xTF32 with wgmma and TMA: FP32 accuracy from TF32 warpgroup products (sm_90a)", 90, launch,
     "whole split-b split-k",
 };

@@ -5,7 +5,7 @@
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, and a host thread on each GPU where there are several, all
 #     bit-identical to sequential launches
-#   - every launch path taken (contract_NN paths): for the rungs with several (13-20), shapes
+#   - every launch path taken (contract_NN paths): for the rungs with several (13-23), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
 # GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
@@ -27,9 +27,10 @@ if [ "$#" -eq 0 ]; then
   exit 1
 fi
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
-# The sanitizers are CPU-bound: one job per two cores, at most 8 (GPU_TEST_JOBS overrides).
+# The sanitizers are CPU-bound, the contract runs mostly wait on the GPU: three jobs per four
+# cores, at most 12 (GPU_TEST_JOBS overrides).
 cores=$(nproc 2>/dev/null || echo 4)
-jobs=${GPU_TEST_JOBS:-$(((cores / 2) < 1 ? 1 : ((cores / 2) > 8 ? 8 : cores / 2)))}
+jobs=${GPU_TEST_JOBS:-$(((cores * 3 / 4) < 1 ? 1 : ((cores * 3 / 4) > 12 ? 12 : cores * 3 / 4)))}
 logdir=${GPU_TEST_LOGS:-build/gpu-tests}
 mkdir -p "$logdir"
 
@@ -51,17 +52,18 @@ one_rung() {
   # Each mechanism's own shapes on the rung that introduces it (racecheck takes minutes on them,
   # and rungs 16-17 run the same stream-K and slab kernels, from common/): one 128x256 tile of
   # K = 8192 in 64 slabs (14: the slabs' sum in runs, through shared memory); 232 tiles of
-  # 128x256 on 132 SMs, all shared out by stream-K (15) or cut by the uneven tail (18); rung 18
-  # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 19: six tiles
-  # and K = 1000, split-K in four slices.
+  # 128x256 on 132 SMs, all shared out by stream-K (15, K = 256) or cut by the uneven tail (18,
+  # K = 512: the shortest K that takes it; racecheck's time grows with M N K); rung 18
+  # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 21: six tiles
+  # and K = 1000, split-K in four slices (22 runs the same common/mma_split_k.cuh).
   case "$name" in
     step14*) shapes="$shapes --mnk 128,256,8192" ;;
-    step15*) shapes="$shapes --mnk 14848,512,1024" ;;
-    step18*) shapes="$shapes --mnk 14848,512,1024 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
-    step19*) shapes="$shapes --mnk 200,300,1000" ;;
-    # Rung 20: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
+    step15*) shapes="$shapes --mnk 14848,512,256" ;;
+    step18*) shapes="$shapes --mnk 14848,512,512 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
+    step21*) shapes="$shapes --mnk 200,300,1000" ;;
+    # Rung 23: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
     # B split before the product (M >= 2048), its reads of B on rows of 301 floats.
-    step20*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
+    step23*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -114,7 +116,7 @@ one_rung() {
 # whole tiles, 128x256 whole tiles, 200 tiles of 128x256 (stream-K), odd sizes, a short K,
 # 242 tiles of 128x256 (rung 18's uneven tail: four launches, three of them early), 64 tiles
 # of 64x128 with a long K (rung 18's small-tile slabs: five launches, four of them early),
-# 400 tiles of 128x128 with 16 K tiles of 64 (rung 19's stream-K: a cooperative launch, then
+# 400 tiles of 128x128 with 16 K tiles of 64 (rung 22's stream-K: a cooperative launch, then
 # the whole tiles).
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
@@ -143,8 +145,8 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-20): capture-warm too.
-  case "$name" in step1[4-9] | step1[4-9]-* | step2[0-9] | step2[0-9]-*) modes="capture capture-warm streams threads devices" ;; esac
+  # The rungs that keep a workspace per stream (14-18, 21-23): capture-warm too.
+  case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
     for shape in $shapes; do
@@ -214,7 +216,19 @@ done
 # Rungs run in parallel (the sanitizers are CPU-bound); each writes a summary, shown in order.
 # A line as each rung ends (a run cut short by a time limit still shows how far it got), then
 # every rung's lines in order.
-printf '%s\n' "$@" | xargs -P "$jobs" -I{} bash -c \
+# The rungs with the longest runs (racecheck on their own shapes, the most contract shapes)
+# start first, so that none of them is left alone at the end.
+first="step18 step15 step23 step14 step13 step16 step17"
+ordered() {
+  local bin n
+  for n in $first; do
+    for bin in "$@"; do [ "$(basename "$bin")" = "$n" ] && echo "$bin"; done
+  done
+  for bin in "$@"; do
+    case " $first " in *" $(basename "$bin") "*) ;; *) echo "$bin" ;; esac
+  done
+}
+ordered "$@" | xargs -P "$jobs" -I{} bash -c \
   'n=$(basename "$1"); s="$logdir/$n.summary"
    one_rung "$1" >"$s" 2>&1 || touch "$logdir/$n.failed"
    echo "done $n: $(grep -c "^FAIL" "$s") failed, $(grep "^time" "$s" | sed "s/^time [^:]*: //")"' _ {}
