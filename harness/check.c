@@ -10,6 +10,7 @@
 #include "cublas_ref.h"
 #include "fill.h"
 #include "gpu.h"
+#include "precision.h"
 #include "verify.h"
 
 /* Floats of guard before and after every operand: 256 bytes keep 16-byte alignment. */
@@ -97,7 +98,37 @@ static void describe(const struct check_case *c, int lda, int ldb, int ldc, char
              "alpha=%g beta=%g %s", c->group, c->m, c->n, c->k, lda, ldb, ldc, c->a_off, c->b_off,
              c->c_off, c->alpha, c->beta,
              c->not_finite ? "exact integer inputs with Inf and NaN in A and B"
-                           : c->exact ? "exact integer inputs" : "random inputs");
+             : c->exact    ? "exact integer inputs"
+             : c->precision ? "random inputs, against FP64 too"
+                            : "random inputs");
+}
+
+/* The precision gate on sampled elements (check_cases.h, `precision`): the rung's C, cuBLAS's
+ * (want) and a sequential float loop, each against FP64 dot products of the same inputs, on the
+ * same elements. Returns 1 when the rung passes, else 0 with the figures in `why`. */
+static int precise_enough(const struct step *st, int m, int n, int k, const float *a, int lda,
+                          const float *b, int ldb, const float *c, const float *want, int ldc,
+                          char *why, size_t len)
+{
+    const int samples = precision_samples(m, n, k);
+    double *c64 = xmalloc((size_t)m * n * sizeof *c64);
+    double *abs_ab = xmalloc((size_t)m * n * sizeof *abs_ab);
+    precision_fp64_samples(m, n, k, a, lda, b, ldb, samples, c64, abs_ab);
+    struct precision rung, cublas, seq;
+    precision_sampled(m, n, c, ldc, c64, abs_ab, samples, -1, -1, &rung);
+    precision_sampled(m, n, want, ldc, c64, abs_ab, samples, -1, -1, &cublas);
+    precision_sequential(m, n, k, a, lda, b, ldb, c64, abs_ab, samples, -1, -1, &seq);
+    const double product_rel = verify_product_rel(st->precision);
+    const int ok = precision_gate(product_rel, &rung, &rung, &cublas, &seq);
+    if (!ok)
+        snprintf(why, len, "error against FP64 on %d sampled elements %.3g u max, %.3g rms; "
+                 "cuBLAS %.3g u, %.3g; a sequential loop %.3g u, %.3g: over the precision gate "
+                 "(twice the worse reference, plus 2 u%s)", samples, rung.max_u, rung.rms,
+                 cublas.max_u, cublas.rms, seq.max_u, seq.rms,
+                 product_rel > 0.0 ? " and the 2^-10 of TF32" : "");
+    free(c64);
+    free(abs_ab);
+    return ok;
 }
 
 /* Runs one case; returns 1 when it passed.  Prints one line on failure. */
@@ -195,6 +226,9 @@ static int run_case(const struct step *st, const struct check_case *c, cublasHan
             snprintf(why, sizeof why, "%lld float%s outside the M x N window written, first at "
                      "buffer offset %lld", outside, outside == 1 ? "" : "s",
                      first_bad - (long long)cc.offset);
+        } else if (c->precision) {
+            ok = precise_enough(st, m, n, k, at(&a), lda, at(&b), ldb, out + cc.offset,
+                                want + ref.offset, ldc, why, sizeof why);
         }
     }
     if (!ok)

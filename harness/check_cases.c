@@ -188,6 +188,19 @@ int check_matrix(struct check_case *cases, int max)
             n = add(cases, n, max, c);
         }
     }
+    /* Precision against FP64 at long K: the elementwise bound grows like K u |A||B| and cannot
+     * see a rung that loses accuracy everywhere a little (products summed in the truncating
+     * tensor-core accumulator: ~60 u at K = 4096, where an SGEMM has ~6), so these cases also
+     * hold the rung's error on sampled elements to the precision gate beside cuBLAS's and a
+     * sequential loop's. Whole tiles, split-K (few tiles), stream-K (many), a very long K. */
+    static const int precise[][3] = {{256, 256, 4096},   {1024, 1024, 4096},
+                                     {2049, 2300, 2048}, {128, 128, 65536}};
+    for (int s = 0; s < COUNT(precise); s++) {
+        struct check_case c = product("precision against FP64, long K", precise[s][0],
+                                      precise[s][1], precise[s][2], pairs[0], 0);
+        c.precision = 1;
+        n = add(cases, n, max, c);
+    }
     /* Inf and NaN in A and B (exact inputs around them): each C element must be +Inf, -Inf,
      * NaN or finite as in cuBLAS, on one tile and on each of rung 15's paths on 132 SMs:
      * several whole tiles, stream-K, split-K on small tiles, split-K on large tiles. */

@@ -17,6 +17,9 @@ struct check_case {
     float alpha, beta;
     int exact;                   /* small-integer inputs, the result must equal cuBLAS bit for bit */
     int not_finite;              /* exact inputs with +Inf, -Inf and NaN planted in A and B */
+    int precision;               /* random inputs, alpha 1, beta 0: the error against an FP64
+                                  * product on sampled elements must pass the precision gate
+                                  * (harness/precision.h), not only the elementwise bound */
     int bad_lda;                 /* CASE_INVALID: lda one below the minimum */
     int null_a;                  /* CASE_INVALID: A is NULL */
 };

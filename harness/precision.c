@@ -150,3 +150,20 @@ int precision_gate(double product_rel, const struct precision *rung,
                   2.0 + product_rel / PRECISION_U) &&
            rung->rms <= 2.0 * worse_rms + 2.0 * PRECISION_U + product_rel;
 }
+
+void precision_fp64_samples(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                            int samples, double *c64, double *abs_ab)
+{
+    for (int t = 0; t < samples; t++) {
+        int i, j;
+        sample_at(t, samples, m, n, -1, -1, &i, &j);
+        double sum = 0.0, abs_sum = 0.0;
+        for (int p = 0; p < k; p++) {
+            const double x = (double)a[(size_t)i * lda + p] * (double)b[(size_t)p * ldb + j];
+            sum += x; /* float x float is exact in double; the sum errs by ~k 2^-53 */
+            abs_sum += fabs(x);
+        }
+        c64[(size_t)i * n + j] = sum;
+        abs_ab[(size_t)i * n + j] = abs_sum;
+    }
+}

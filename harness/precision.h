@@ -40,6 +40,12 @@ void precision_sampled(int m, int n, const float *c, int ldc, const double *c64,
                        const double *abs_ab, int samples, int extra_i, int extra_j,
                        struct precision *out);
 
+/* The FP64 product (c64) and |A||B| (abs_ab), both m x n, at the `samples` elements the
+ * functions above visit (no extra element), by dot products in double on the host: what the
+ * check matrix compares with where no FP64 GEMM ran. Other elements are left as they were. */
+void precision_fp64_samples(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                            int samples, double *c64, double *abs_ab);
+
 /* How many elements precision_sequential samples for a K: 1024, fewer when K is so long that
  * 1024 x K would pass 2^26 FMAs, never fewer than 64 (nor more than m x n). */
 int precision_samples(int m, int n, int k);

@@ -198,6 +198,28 @@ static void not_finite_inputs_reach_every_path(void **state)
     assert_true(one_tile && stream_k && split_k && long_k && beta && beta0);
 }
 
+/* Precision against FP64 at long K: random inputs with alpha 1 and beta 0 (what the gate's
+ * sequential loop computes), K >= 2048, reaching a kernel; one on few tiles (split-K), one on
+ * more 128x256 tiles than a round of 132 SMs (stream-K), one at K = 65536. */
+static void precision_cases_at_long_k(void **state)
+{
+    (void)state;
+    int few = 0, many = 0, longest = 0;
+    for (int i = 0; i < count; i++) {
+        const struct check_case *c = &cases[i];
+        if (!c->precision)
+            continue;
+        assert_true(!c->exact && !c->not_finite && case_reaches_kernel(c));
+        assert_true(c->alpha == 1.0f && c->beta == 0.0f && c->k >= 2048);
+        assert_true(c->lda_pad == 0 && c->ldb_pad == 0 && c->ldc_pad == 0);
+        const long long large = ((c->m + 127) / 128) * (long long)((c->n + 255) / 256);
+        few |= large <= 4;
+        many |= large > 132;
+        longest |= c->k >= 65536;
+    }
+    assert_true(few && many && longest);
+}
+
 static void contract_special_cases(void **state)
 {
     (void)state;
@@ -249,6 +271,7 @@ int main(void)
         cmocka_unit_test(few_tiles),
         cmocka_unit_test(long_k_exact_and_paths_reach_a_kernel),
         cmocka_unit_test(not_finite_inputs_reach_every_path),
+        cmocka_unit_test(precision_cases_at_long_k),
         cmocka_unit_test(contract_special_cases),
         cmocka_unit_test(readme_states_the_case_count),
     };

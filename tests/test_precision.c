@@ -250,6 +250,42 @@ static void samples_bound_the_host_work(void **state)
     assert_int_equal(precision_samples(4096, 4096, 1 << 24), 64);
 }
 
+/* The FP64 reference on the samples: at each visited element the double dot product and the
+ * sum of |a b|, the elements not visited left alone. */
+static void fp64_samples_are_double_dot_products(void **state)
+{
+    (void)state;
+    enum { m = 9, n = 7, k = 33, lda = 35, ldb = 8 };
+    static float a[m * lda], b[k * ldb];
+    for (int i = 0; i < m * lda; i++)
+        a[i] = (float)((i * 37) % 19 - 9) / 7.0f;
+    for (int i = 0; i < k * ldb; i++)
+        b[i] = (float)((i * 53) % 23 - 11) / 5.0f;
+    double c64[m * n], abs_ab[m * n];
+    for (int e = 0; e < m * n; e++)
+        c64[e] = abs_ab[e] = -1.0;
+    const int samples = 10;
+    precision_fp64_samples(m, n, k, a, lda, b, ldb, samples, c64, abs_ab);
+    int visited = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            if (c64[i * n + j] == -1.0) {
+                assert_true(abs_ab[i * n + j] == -1.0);
+                continue;
+            }
+            double want = 0.0, want_abs = 0.0;
+            for (int p = 0; p < k; p++) {
+                want += (double)a[i * lda + p] * b[p * ldb + j];
+                want_abs += fabs((double)a[i * lda + p] * b[p * ldb + j]);
+            }
+            assert_true(fabs(c64[i * n + j] - want) <= 1e-12 * want_abs);
+            assert_true(fabs(abs_ab[i * n + j] - want_abs) <= 1e-12 * want_abs);
+            visited++;
+        }
+    assert_int_equal(visited, samples);
+    assert_true(c64[0] != -1.0 && c64[m * n - 1] != -1.0); /* the first and the last */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +294,7 @@ int main(void)
         cmocka_unit_test(dropped_terms_fail_the_gate),
         cmocka_unit_test(gate_is_twice_the_worse_plus_two_u),
         cmocka_unit_test(tf32_class_allows_a_rounded_product),
+        cmocka_unit_test(fp64_samples_are_double_dot_products),
         cmocka_unit_test(nan_and_error_on_zero_magnitude_are_infinite),
         cmocka_unit_test(samples_bound_the_host_work),
         cmocka_unit_test(samples_reach_both_ends),
