@@ -100,7 +100,7 @@ endif
 .DEFAULT_GOAL := default
 .SECONDARY:
 .PHONY: default all run test host-tests gpu-tests build-test plot-test deps help clean \
-        all-bench plots readme-table diff sass ptx regs profile sanitize FORCE
+        all-bench plots readme-table diff sass ptx regs profile sanitize defects FORCE
 
 default: $(if $(STEP_BIN),$(STEP_BIN),all)
 all: $(STEP_BINS)
@@ -193,6 +193,10 @@ deps:
 test: deps all $(TEST_BINS)
 	@tests/run_tests.sh $(TEST_BINS)
 
+# Each planted defect of tests/defects/ on a scratch copy of the tree: the GPU suite must catch it.
+defects:
+	@tests/defects.sh
+
 # The host tests include the build test, which reads the logs of every rung's build: `all` first.
 host-tests: deps all $(TEST_BINS)
 	@tests/run_tests.sh --host-only $(TEST_BINS)
@@ -261,6 +265,7 @@ help:
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
 	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
+	@echo "  make defects           plant each defect of tests/defects/ in a copy, check it is caught (GPU)"
 	@echo "  make step=N run        build rung N ($(firstword $(STEP_NUMS))..$(lastword $(STEP_NUMS))), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
 	@echo "  make all               build every rung (and the launch-contract tests)"

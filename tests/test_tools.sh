@@ -552,6 +552,22 @@ test_profile_table() {
     check_contains "profile_table: says why" "$out" "not an ncu --csv report"
 }
 
+test_defects() {
+    local out rc
+    run_capture out rc "$ROOT/tests/defects.sh" --dry-run
+    check_exit "defects: every planted defect applies to the tree" 0 "$rc"
+    check "defects: six of them" test "$(printf '%s\n' "$out" | grep -c '^ok ')" == 6
+    # a patch that no longer applies (its context gone) fails the dry run, and is named
+    sed 's/cp_async_wait(STAGES - 2);/cp_async_wait(STAGES - 7);/' \
+        "$ROOT/tests/defects/05_missing_cp_async_wait.patch" > "$T/stale.patch"
+    run_capture out rc "$ROOT/tests/defects.sh" --dry-run "$T/stale.patch"
+    check_exit "defects: a stale patch fails" 1 "$rc"
+    check_contains "defects: and is named" "$out" "stale: the patch no longer applies"
+    # without a GPU the real run is a visible skip
+    run_capture out rc env PATH="$T/nogpu:$PATH" "$ROOT/tests/defects.sh"
+    check_exit "defects: no GPU, a skip" 77 "$rc"
+}
+
 main() {
     T=$(mktemp -d "${TMPDIR:-/tmp}/test_tools.XXXXXX")
     trap cleanup EXIT
@@ -565,6 +581,7 @@ main() {
     test_inspect_gpu
     test_profile_table
     test_gpu_tests
+    test_defects
     finish
 }
 
