@@ -238,6 +238,41 @@ cleanup() {
     if [[ -n $TMP_DIR ]]; then rm -rf "$TMP_DIR"; fi
 }
 
+# Redrawing changes nothing: every results/<gpu>/bench.csv in the tree drawn again (into a
+# scratch folder: the CSV's own folder gives the titles, the anchors and the shape set) gives
+# the plots that are there byte for byte, and the README table written again from the CSV
+# `make readme-table` takes (the newest) gives README.md as it is (on a copy of README.md and
+# results/, so that its links are relative to the same folder).
+test_redraw_changes_nothing() {
+    local tmp=$1 csv gpu out f log rc drawn=0 newest=""
+    for csv in "$ROOT"/results/*/bench.csv; do
+        [[ -f $csv ]] || continue
+        if [[ -z $newest || $csv -nt $newest ]]; then newest=$csv; fi
+        gpu=$(basename "$(dirname "$csv")")
+        out=$tmp/redraw/$gpu
+        mkdir -p "$out"
+        rc=0
+        log=$("$ROOT/scripts/plots.sh" "$csv" "$out" 2>&1) || rc=$?
+        [[ $rc == 0 ]] || echo "$log" | tail -n 3
+        check_exit "redraw $gpu: plots.sh" 0 "$rc"
+        for f in "$out"/*.png "$out"/*.svg; do
+            [[ -f $f ]] || continue
+            check "redraw $gpu: $(basename "$f") as committed" \
+                cmp -s "$f" "$(dirname "$csv")/$(basename "$f")"
+            drawn=$((drawn + 1))
+        done
+    done
+    check "redraw: some plot was drawn" test "$drawn" -gt 0
+    mkdir -p "$tmp/copy"
+    cp -p "$ROOT/README.md" "$tmp/copy/README.md"
+    cp -rp "$ROOT/results" "$tmp/copy/results"
+    rc=0
+    "$ROOT/scripts/readme_table.sh" "$tmp/copy/${newest#"$ROOT"/}" "$tmp/copy/README.md" \
+        >/dev/null 2>&1 || rc=$?
+    check_exit "redraw: readme_table.sh" 0 "$rc"
+    check "redraw: the README table as committed" cmp -s "$tmp/copy/README.md" "$ROOT/README.md"
+}
+
 main() {
     local tmp
     ensure_gnuplot || no_gnuplot "the plot test needs gnuplot"
@@ -251,6 +286,7 @@ main() {
     test_shapes_plot "$tmp"
     test_part2_plot "$tmp"
     test_readme_table "$tmp"
+    test_redraw_changes_nothing "$tmp"
     finish
 }
 
