@@ -30,10 +30,11 @@ set y2tics nomirror
 set yrange [clock_lo:clock_hi]
 set y2range [0:*]
 set border 11 lc rgb '#444444'
-plot data.'/last.dat' using 1:5 with linespoints lt 11 title 'rung: SM clock', \
-     '' using 1:7 with linespoints ls 20 title 'cuBLAS: SM clock', \
-     '' using 1:6 axes x1y2 with linespoints lt 4 dt 2 title 'rung: power', \
-     '' using 1:8 axes x1y2 with linespoints lt 8 dt 2 title 'cuBLAS: power'
+# cuBLAS first, the rung over it: where both hold the same clock, the rung's line stays seen
+plot data.'/last.dat' using 1:7 with linespoints ls 20 title 'cuBLAS: SM clock', \
+     '' using 1:5 with linespoints lt 4 lw 1.5 pt 7 ps 1.0 title 'rung: SM clock', \
+     '' using 1:8 axes x1y2 with linespoints lt 8 dt 2 title 'cuBLAS: power', \
+     '' using 1:6 axes x1y2 with linespoints lt 17 title 'rung: power'
 
 # bottom: work per energy
 unset y2label

@@ -13,7 +13,9 @@ if (fmt eq 'png') {
 set output out
 set datafile missing 'NaN'
 
-# Rung colours: 11 distinguishable hues, the same rung the same colour in every plot.
+# Rung colours: the same rung the same style in every plot. Rungs 1-12: twelve hues, solid
+# lines, filled points; 13-24: twelve other hues, dashed lines, open points, so that no two
+# rungs of a plot look alike.
 set linetype 1 lc rgb '#1f77b4' pt 7 ps 0.8
 set linetype 2 lc rgb '#ff7f0e' pt 5 ps 0.8
 set linetype 3 lc rgb '#2ca02c' pt 9 ps 0.9
@@ -26,6 +28,18 @@ set linetype 9 lc rgb '#bcbd22' pt 11 ps 0.9
 set linetype 10 lc rgb '#17becf' pt 13 ps 0.9
 set linetype 11 lc rgb '#393b79' pt 7 ps 0.8
 set linetype 12 lc rgb '#ad494a' pt 5 ps 0.8
+set linetype 13 lc rgb '#637939' dt 2 pt 4 ps 0.9
+set linetype 14 lc rgb '#8c6d31' dt 2 pt 6 ps 0.9
+set linetype 15 lc rgb '#843c39' dt 2 pt 8 ps 0.9
+set linetype 16 lc rgb '#7b4173' dt 2 pt 10 ps 0.9
+set linetype 17 lc rgb '#3182bd' dt 2 pt 12 ps 0.9
+set linetype 18 lc rgb '#e6550d' dt 2 pt 14 ps 0.9
+set linetype 19 lc rgb '#31a354' dt 2 pt 4 ps 0.9
+set linetype 20 lc rgb '#756bb1' dt 2 pt 6 ps 0.9
+set linetype 21 lc rgb '#636363' dt 2 pt 8 ps 0.9
+set linetype 22 lc rgb '#008080' dt 2 pt 10 ps 0.9
+set linetype 23 lc rgb '#c51b8a' dt 2 pt 12 ps 0.9
+set linetype 24 lc rgb '#08306b' dt 2 pt 14 ps 0.9
 # cuBLAS, the ceiling, and the 1.0 mark
 set style line 20 lc rgb '#000000' lw 3 dt 1 pt 6 ps 0.9
 set style line 21 lc rgb '#555555' lw 2 dt 2

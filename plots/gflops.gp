@@ -8,7 +8,16 @@ set logscale y 10
 set format y '%.0f'
 set mytics 10
 set xrange [0:*]
-set yrange [*:peak * 1.6]
+# the top of the axis above the highest curve or the ceiling, whichever is higher (the first
+# line of a rung file names it: every ::1 skips it)
+ymax = peak
+do for [i = 1:words(series)] {
+    stats word(series, i) using 2 every ::1 nooutput
+    if (STATS_max > ymax) { ymax = STATS_max }
+}
+stats data.'/cublas.dat' using 2 nooutput
+if (STATS_max > ymax) { ymax = STATS_max }
+set yrange [*:ymax * 1.6]
 # the ceiling spans the whole axis, so it is an arrow (keyentry gives it a key line)
 set arrow 1 from graph 0, first peak to graph 1, first peak nohead ls 21 front
 set key outside right top vertical spacing 1.15 box lc rgb '#cccccc'

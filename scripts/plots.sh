@@ -18,6 +18,9 @@
 #                   cuBLAS, and GFLOP/s per watt
 #   precision       the largest error against FP64 (in u = 2^-24 of |A||B|) against size,
 #                   for the last rung, cuBLAS and a sequential float loop (sampled)
+#   accuracy        speed against accuracy at LADDER_SIZE: each rung's GFLOP/s against its
+#                   largest error against FP64, beside cuBLAS SGEMM and, when anchors.csv
+#                   lies beside the CSV, cuBLAS TF32 and 3xTF32 composed from cuBLAS
 #   shapes          when a shapes.csv lies beside the CSV (make all-bench's shape set): the
 #                   last rung's ratio to cuBLAS on each shape, as bars, other rungs in it as
 #                   points; labelled M×N×K, with the leading dimensions from the shape set
@@ -39,7 +42,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 readonly PLOT_DIR=$ROOT/plots
 readonly PLOT_W=1280 PLOT_H=800
-readonly PLOTS="gflops ladder last_vs_cublas clock_power precision"
+readonly PLOTS="gflops ladder last_vs_cublas clock_power precision accuracy"
 readonly PART2_FIRST=19 # rungs from here on are Part II (tensor cores): plotted apart
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
@@ -94,8 +97,13 @@ prepare_data() {
                     printf "size \"%02d %s\"\n", f[1], f[13] > file
                     series = series " " file; steps = steps " " f[1] }
                 print f[2], f[3] > file
-                if (f[2] == ls)
+                if (f[2] == ls) {
                     printf "%d \"%02d %s\" %s %d\n", f[1], f[1], f[13], f[5], f[6] > (dir "/ladder.dat")
+                    # step gflops err_u: the speed-against-accuracy points (an error of 0, or
+                    # none, cannot sit on a log axis: left out)
+                    if (f[14] != "NaN" && f[14] + 0 > 0) print f[1], f[3], f[14] > (dir "/accuracy.dat")
+                    if (f[15] != "NaN" && f[15] + 0 > 0) { cb_err_sum += f[15]; cb_err_n++ }
+                }
                 if (f[1] >= part2) { # Part II: the ratio to cuBLAS SGEMM, a file per rung
                     p2 = sprintf("%s/p%02d.dat", dir, f[1])
                     if (!(p2 in p2_started)) { p2_started[p2] = 1
@@ -110,6 +118,7 @@ prepare_data() {
                     if (f[9] != "NaN") { clk_lo = (clk_lo == "" || f[9] < clk_lo) ? f[9] : clk_lo; clk_hi = (f[9] > clk_hi) ? f[9] : clk_hi }
                 }
             }
+            if (cb_err_n) printf "%.1f %.4g\n", cb_sum[ls] / cb_n[ls], cb_err_sum / cb_err_n > (dir "/accuracy_cublas.dat")
             for (s in size) printf "%d %.1f\n", s, cb_sum[s] / cb_n[s] | ("sort -n > " dir "/cublas.dat")
             close("sort -n > " dir "/cublas.dat")
             # the clock panel needs every curve: telemetry is all there or it is not drawn
@@ -134,6 +143,23 @@ prepare_anchors() {
         END { for (s in n) printf "%d %.4f %.4f\n", s, t[s] / n[s], x[s] / n[s] }' "$anchors" |
         sort -n >"$2/anchors.dat"
     if [[ -s $2/anchors.dat ]]; then echo 1; else echo 0; fi
+}
+
+# prepare_accuracy_anchors CSV DIR SIZE: DIR/accuracy_anchors.dat (tf32_gflops tf32_err
+# x3_gflops x3_err, the means at M = N = K = SIZE) from the anchors.csv beside CSV; prints 1
+# when there is such a row, else 0.
+prepare_accuracy_anchors() {
+    local anchors
+    anchors=$(dirname "$1")/anchors.csv
+    if [[ ! -s $anchors ]]; then
+        echo 0
+        return
+    fi
+    awk -F, -v s="$3" 'NR > 1 && $3 == s && $4 == s && $5 == s && $11 > 0 && $15 > 0 {
+            tg += $9; te += $11; xg += $13; xe += $15; n++ }
+        END { if (n) printf "%.1f %.4g %.1f %.4g\n", tg / n, te / n, xg / n, xe / n }' \
+        "$anchors" >"$2/accuracy_anchors.dat"
+    if [[ -s $2/accuracy_anchors.dat ]]; then echo 1; else echo 0; fi
 }
 
 # gp_string S: S as a gnuplot single-quoted string.
@@ -272,6 +298,7 @@ plot_csv() {
     subtitle=$(subtitle_of "$csv")
     vars=$(bench_vars "$data")
     local plots=$PLOTS p2_files
+    vars="$vars; has_acc_anchors=$(prepare_accuracy_anchors "$csv" "$data" "$(var "$data" ladder_size)")"
     p2_files=$(var "$data" part2_files)
     if [[ -n $p2_files ]]; then # Part II's rungs, apart, with the anchors when measured
         plots="$plots part2"

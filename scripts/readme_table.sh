@@ -100,7 +100,7 @@ table() {
 # plot_links DIR README: a line linking the SVG plots in DIR, if plots.sh drew them.
 plot_links() {
     local dir=$1 readme=$2 name links=""
-    for name in gflops ladder last_vs_cublas clock_power precision shapes part2; do
+    for name in gflops ladder last_vs_cublas clock_power precision accuracy shapes part2; do
         [[ -f $dir/$name.svg ]] || continue
         links+="${links:+, }[$name]($(link_path "$dir/$name.svg" "$readme"))"
     done

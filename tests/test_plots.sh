@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
 readonly FIXTURE=$ROOT/tests/fixtures/bench.csv
 readonly SHAPES_FIXTURE=$ROOT/tests/fixtures/shapes.csv # with shapes.txt, the set it labels
-readonly PLOTS="gflops ladder last_vs_cublas clock_power precision shapes"
+readonly PLOTS="gflops ladder last_vs_cublas clock_power precision accuracy shapes"
 readonly WANT_W=1280 WANT_H=800 # scripts/plots.sh PLOT_W, PLOT_H
 # shellcheck source=tests/lib/assert.sh
 source "$ROOT/tests/lib/assert.sh"
@@ -119,9 +119,9 @@ test_part2_plot() {
         >"$tmp/part2/anchors.csv"
     run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/plots.sh" "$tmp/part2/bench.csv"
     check_exit "plots.sh with anchors.csv" 0 "$rc"
-    check_file_contains "part2.svg: the TF32 reference" "$tmp/part2/part2.svg" "cuBLAS TF32 (one TF32 product"
-    check_file_contains "part2.svg: the composed reference" "$tmp/part2/part2.svg" "3xTF32 composed from three cuBLAS TF32 calls"
-    check_contains "part2 among the plots written" "$log" "precision,part2}.{png,svg}"
+    check_file_contains "part2.svg: the TF32 reference" "$tmp/part2/part2.svg" "cuBLAS TF32 (not FP32-accurate"
+    check_file_contains "part2.svg: the composed reference" "$tmp/part2/part2.svg" "3xTF32 from 3 cuBLAS TF32 calls"
+    check_contains "part2 among the plots written" "$log" "precision,accuracy,part2}.{png,svg}"
 }
 
 # The shapes plot: only with a shapes.csv, labels without shapes.txt, one rung, refusals.
