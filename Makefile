@@ -80,7 +80,7 @@ HARNESS_OBJS := $(patsubst harness/%.c,$(BUILD)/harness/%.o,$(HARNESS_SRCS))
 COMMON_OBJS  := $(patsubst common/%.cu,$(BUILD)/common/%.o,$(wildcard common/*.cu))
 COMMON_HDRS  := $(wildcard common/*.h common/*.cuh)
 # The host tests link only the parts that need no GPU.
-PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o split.o)
+PURE_OBJS    := $(addprefix $(BUILD)/harness/,args.o stats.o verify.o report.o check_cases.o fill.o telemetry.o precision.o split.o random_shapes.o)
 
 # step=N (1 or 01) selects one rung; step=cublas is accepted by `profile`.
 ifdef step

@@ -1,6 +1,7 @@
 /* args.c - parsing and validating the harness's command line. */
 #include "args.h"
 #include "fill.h"
+#include "random_shapes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -101,7 +102,7 @@ static int add_shape(struct options *o, int m, int n, int k, int lda, int ldb, i
 {
     if (o->nshapes == MAX_SHAPES)
         return -1;
-    o->shapes[o->nshapes++] = (struct shape){m, n, k, lda, ldb, ldc};
+    o->shapes[o->nshapes++] = (struct shape){m, n, k, lda, ldb, ldc, 0, 0, 0};
     return 0;
 }
 
@@ -246,6 +247,8 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
     o->budget_s = 2.0;
     o->power_s = 0.5;
     int check_flag = -1; /* -1: not given */
+    unsigned long long seed = 1;
+    int seed_given = 0;
     int sizes[MAX_SHAPES];
     char why[256]; /* what is too large about a shape */
 
@@ -303,6 +306,18 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
                 return fail(err, errlen, "--shapes needs a file, e.g. --shapes shapes/default.txt");
             if (add_shape_file(o, v, err, errlen) != ARGS_OK)
                 return ARGS_ERROR;
+        } else if (strcmp(a, "--random") == 0) {
+            if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, MAX_SHAPES, &o->random) != 0)
+                return fail(err, errlen, "--random needs a count of shapes 1..%d", MAX_SHAPES);
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end = NULL;
+            if (!(v = value_of(argc, argv, &i)))
+                return fail(err, errlen, "--seed needs a number, e.g. --seed 7");
+            errno = 0;
+            seed = strtoull(v, &end, 10);
+            if (v[0] == '\0' || v[0] == '-' || *end != '\0' || errno != 0)
+                return fail(err, errlen, "--seed '%s': expected a whole number 0..2^64-1", v);
+            seed_given = 1;
         } else if (strcmp(a, "--reps") == 0) {
             if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, 1000000, &o->reps) != 0)
                 return fail(err, errlen, "--reps needs an integer 1..1000000");
@@ -341,6 +356,17 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
         }
     }
 
+    if (seed_given && !o->random)
+        return fail(err, errlen, "--seed chooses the shapes of --random: give --random N too");
+    o->seed = seed;
+    for (int j = 0; j < o->random; j++) {
+        struct shape r;
+        random_shape(seed, j, &r);
+        if (o->nshapes == MAX_SHAPES)
+            return fail(err, errlen, "--random %d: more than %d shapes in all", o->random,
+                        MAX_SHAPES);
+        o->shapes[o->nshapes++] = r;
+    }
     const int gave_shapes = o->nshapes > 0;
     if (check_flag == 1 && !gave_shapes)
         o->time = 0; /* plain --check: the check matrix alone */
@@ -370,6 +396,10 @@ void print_usage(const char *prog, void *file)
             "  --shapes FILE          the shapes in FILE, one a line: M N K, M N K pad\n"
             "                         (lda = K + 1, ldb = ldc = N + 1) or M N K lda ldb ldc;\n"
             "                         # starts a comment (shapes/default.txt: make all-bench's set)\n"
+            "  --random N             N random shapes (after the others): M, N, K log-uniform in\n"
+            "                         64..16384 (M N K <= 2^35), leading dimensions padded by 0..7\n"
+            "                         floats, operands 0..3 floats past an aligned address\n"
+            "  --seed S               the random shapes' seed (default 1): the same S, the same shapes\n"
             "  --check                run the correctness check matrix (alone, unless sizes are given)\n"
             "  --no-check             skip the check matrix (it runs by default before timing)\n"
             "  --no-time              verify the given sizes against cuBLAS, do not time them\n"

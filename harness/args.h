@@ -7,10 +7,12 @@
 #define MAX_SHAPES 512
 
 /* One product C (M x N) = A (M x K) B (K x N), row-major, with its leading dimensions:
- * lda >= K, ldb >= N, ldc >= N (equal for tightly packed matrices). */
+ * lda >= K, ldb >= N, ldc >= N (equal for tightly packed matrices), and how many floats past
+ * an aligned allocation each operand starts (0 but for --random). */
 struct shape {
     int m, n, k;
     int lda, ldb, ldc;
+    int a_off, b_off, c_off;
 };
 
 struct options {
@@ -26,6 +28,8 @@ struct options {
     int quiet;         /* no table on stdout */
     int inputs;        /* the timed inputs: FILL_UNIFORM (default) or FILL_SPREAD (fill.h) */
     const char *anchors_csv; /* --anchors: time cuBLAS TF32 and 3xTF32 too, rows here */
+    int random;              /* --random N: the last N shapes are random_shape(seed, 0..N-1) */
+    unsigned long long seed; /* --seed S (default 1) */
 };
 
 enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };

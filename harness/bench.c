@@ -42,7 +42,8 @@ size_t bench_bytes_needed(const struct shape *s, int anchors)
     const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
     /* A, B and two C in float; later, with those freed, A, B and one tight C in double for the
      * FP64 reference: the larger of the two */
-    const size_t floats = sizeof(float) * (mk + kn + 2 * mn);
+    const size_t floats =
+        sizeof(float) * (mk + kn + 2 * mn + s->a_off + s->b_off + 2 * (size_t)s->c_off);
     const size_t doubles = sizeof(double) * (mk + kn + tight_mn);
     const size_t most = floats > doubles ? floats : doubles;
     const size_t extra = anchors ? anchors_bytes(s->m, s->n, s->k, s->lda, s->ldb, s->ldc) : 0;
@@ -229,17 +230,20 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     res->k = k;
 
     float *ha = host_floats(mk), *hb = host_floats(kn);
-    float *da = gpu_alloc_floats(mk), *db = gpu_alloc_floats(kn);
-    float *dc = gpu_alloc_floats(mn), *dref = gpu_alloc_floats(mn);
-    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dc, t->stream};
-    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, da, db, dref, t->stream};
+    /* Each operand s->x_off floats past the allocation's (aligned) start: --random's shapes
+     * give the rung the 4-byte-aligned pointers a caller may pass. */
+    float *da = gpu_alloc_floats(mk + s->a_off), *db = gpu_alloc_floats(kn + s->b_off);
+    float *dc = gpu_alloc_floats(mn + s->c_off), *dref = gpu_alloc_floats(mn + s->c_off);
+    float *a = da + s->a_off, *b = db + s->b_off, *c_rung = dc + s->c_off, *c_ref = dref + s->c_off;
+    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, a, b, c_rung, t->stream};
+    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, a, b, c_ref, t->stream};
 
-    check_exact(&rung, dref, ha, hb, rng, res);
+    check_exact(&rung, c_ref, ha, hb, rng, res);
     /* Then the timed inputs (uniform in [-1, 1), or --inputs spread), alpha 1, beta 0. */
     fill_matrix(ha, m, k, s->lda, o->inputs, rng);
     fill_matrix(hb, k, n, s->ldb, o->inputs, rng);
-    upload(da, ha, mk);
-    upload(db, hb, kn);
+    upload(a, ha, mk);
+    upload(b, hb, kn);
 
     /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
     for (int i = 0; i < TIMING_WARMUP_RUNS; i++) {
@@ -275,8 +279,8 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     /* The outputs to the host and the float buffers freed before the FP64 reference allocates
      * its own: the peak is the larger of the two sets, not their sum (bench_bytes_needed()). */
     float *c = host_floats(mn), *ref = host_floats(mn);
-    download(c, dc, mn);
-    download(ref, dref, mn);
+    download(c, c_rung, mn);
+    download(ref, c_ref, mn);
     gpu_free(da);
     gpu_free(db);
     gpu_free(dc);

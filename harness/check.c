@@ -283,6 +283,9 @@ int run_shape_checks(const struct step *st, const struct shape *shapes, int nsha
             c.lda_pad = shapes[s].lda - shapes[s].k;
             c.ldb_pad = shapes[s].ldb - shapes[s].n;
             c.ldc_pad = shapes[s].ldc - shapes[s].n;
+            c.a_off = shapes[s].a_off;
+            c.b_off = shapes[s].b_off;
+            c.c_off = shapes[s].c_off;
             c.alpha = scalars[p][0];
             c.beta = scalars[p][1];
             c.exact = (p == 0);

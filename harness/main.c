@@ -55,6 +55,18 @@ static int check_fit(const struct options *o, const struct gpu_info *info, const
     return 0;
 }
 
+/* The shapes --random drew, so that a run can be repeated: the last o->random of o->shapes. */
+static void print_random_shapes(const struct options *o)
+{
+    printf("random shapes (--random %d --seed %llu): M N K, lda ldb ldc, offsets of A B C in "
+           "floats\n", o->random, o->seed);
+    for (int i = o->nshapes - o->random; i < o->nshapes; i++) {
+        const struct shape *s = &o->shapes[i];
+        printf("  %5d %5d %5d   %5d %5d %5d   %d %d %d\n", s->m, s->n, s->k, s->lda, s->ldb,
+               s->ldc, s->a_off, s->b_off, s->c_off);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct step *st = &STEP_SYMBOL;
@@ -98,6 +110,8 @@ int main(int argc, char **argv)
     rng_seed(&rng, seed ^ 0x5eed);
     int failures = 0;
 
+    if (o.random && !o.quiet)
+        print_random_shapes(&o);
     if (o.check)
         failures += run_check_matrix(st, h, stream, seed);
     if (!o.time && o.nshapes > 0)

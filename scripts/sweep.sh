@@ -39,6 +39,8 @@
 #   SHAPES=FILE      the shape set to time after the sweep (default shapes/default.txt;
 #                    none: no shape set, and results/<gpu>/shapes.* are left as they are)
 #   SHAPE_BUDGET=sec the shape set's --budget (default 0.15)
+#   RANDOM_SHAPES=N  random shapes timed after the set on the same rungs (default 64; 0: none),
+#   RANDOM_SEED=S    drawn by the harness's --random N --seed S (default 20261128)
 #   DEVICE=N         the CUDA device (default 0)
 #   BIN_DIR (or BIN), RESULTS_DIR, STEPS_DIR   (default bin, results, steps)
 #   SWEEP_POLL       seconds between progress checks (default 1)
@@ -56,7 +58,12 @@ if [[ $SHAPES_FILE != none && $SHAPES_FILE != /* ]]; then
 fi
 readonly SHAPES_FILE SHAPES_NAME=${SHAPES:-shapes/default.txt}
 readonly SHAPE_BUDGET=${SHAPE_BUDGET:-0.15}
+readonly RANDOM_SHAPES=${RANDOM_SHAPES:-64} RANDOM_SEED=${RANDOM_SEED:-20261128}
 cd "$ROOT"
+if ! [[ $RANDOM_SHAPES =~ ^[0-9]+$ && $RANDOM_SEED =~ ^[0-9]+$ ]] || ((RANDOM_SHAPES > 512)); then
+    echo "sweep.sh: RANDOM_SHAPES must be 0..512 and RANDOM_SEED a whole number" >&2
+    exit 1
+fi
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
 
@@ -213,8 +220,10 @@ write_plan() {
 
 # shapes_cost: the modelled seconds of one rung on the shape set.
 shapes_cost() {
-    awk -v power="${POWER:-0.1}" -v budget="$SHAPE_BUDGET" "$COST_AWK"'
-        { sub(/#.*/, "") } NF { c += cost($1, $2, $3, budget, 0) } END { printf "%d", c + 1.5 }' "$SHAPES_FILE"
+    # the random shapes counted as 2048^3 each (their median work is about that)
+    awk -v power="${POWER:-0.1}" -v budget="$SHAPE_BUDGET" -v r="$RANDOM_SHAPES" "$COST_AWK"'
+        { sub(/#.*/, "") } NF { c += cost($1, $2, $3, budget, 0) }
+        END { printf "%d", c + r * cost(2048, 2048, 2048, budget, 0) + 1.5 }' "$SHAPES_FILE"
 }
 
 # progress PLAN STEP ROWS ELAPSED: one status line (rung, size, points, time left).
@@ -362,16 +371,27 @@ shape_status() {
         "$(($4 < $2 ? $4 + 1 : $2))" "$2" "$((SECONDS - $3))"
 }
 
-# run_shapes N: times rung N on the shape set; returns its exit status.
+# random_args: the harness's arguments for the random shapes (none when RANDOM_SHAPES=0).
+random_args() {
+    if ((RANDOM_SHAPES > 0)); then echo "--random $RANDOM_SHAPES --seed $RANDOM_SEED"; fi
+}
+
+# random_words: ", and N random (--random N --seed S)" for the logs, or nothing.
+random_words() {
+    if ((RANDOM_SHAPES > 0)); then echo " and $RANDOM_SHAPES random ($(random_args))"; fi
+}
+
+# run_shapes N: times rung N on the shape set, then the random shapes; returns its exit status.
 run_shapes() {
     local n=$1 bin csv log
     bin=$(printf '%s/step%02d' "$BIN_DIR" "$n")
     csv=$WORK/$(printf 'shapes%02d' "$n").csv
     log=$WORK/$(printf 'shapes%02d' "$n").log
+    # shellcheck disable=SC2046 # random_args is words on purpose
     "$bin" --no-check --quiet --device "$DEVICE" --budget "$SHAPE_BUDGET" --power "${POWER:-0.1}" \
-        --shapes "$SHAPES_FILE" --csv "$csv" >"$log" 2>&1 &
+        --shapes "$SHAPES_FILE" --csv "$csv" $(random_args) >"$log" 2>&1 &
     CHILD_PID=$!
-    follow "$csv" shape_status "$n" "$(shape_count "$SHAPES_FILE")" "$SECONDS"
+    follow "$csv" shape_status "$n" "$(($(shape_count "$SHAPES_FILE") + RANDOM_SHAPES))" "$SECONDS"
 }
 
 # shape_set OUT_DIR: the shape set on shape_rungs, into OUT_DIR/shapes.csv and shapes.txt,
@@ -381,7 +401,7 @@ shape_set() {
     local out_dir=$1 n rc status t0=$SECONDS t_rung failed=0 rungs csv=$WORK/shapes.csv
     rungs=$(shape_rungs | tr '\n' ' ')
     rm -f "$out_dir"/shapes.csv "$out_dir"/shapes.txt "$out_dir"/shapes.png "$out_dir"/shapes.svg
-    echo "shapes: $SHAPES_NAME, $(shape_count "$SHAPES_FILE") shapes, budget $SHAPE_BUDGET s" >>"$out_dir/sweep.log"
+    echo "shapes: $SHAPES_NAME, $(shape_count "$SHAPES_FILE") shapes$(random_words), budget $SHAPE_BUDGET s" >>"$out_dir/sweep.log"
     for n in $rungs; do
         t_rung=$SECONDS
         rc=0
@@ -436,7 +456,7 @@ main() {
     T0=$SECONDS
     t_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     say "rungs: $RUNG_LIST| ${SWEEP:-default} sweep, $(awk '{ p += NF - 4 } END { print p }' "$plan") points, modelled ~$(awk '{ s += $NF } END { printf "%dm%02ds", s / 60, s % 60 }' "$plan")$(
-        [[ $SHAPES_FILE == none ]] || echo "; then $(shape_count "$SHAPES_FILE") shapes ($SHAPES_NAME), ~$(shapes_cost) s a rung")"
+        [[ $SHAPES_FILE == none ]] || echo "; then $(shape_count "$SHAPES_FILE") shapes ($SHAPES_NAME)$(random_words), ~$(shapes_cost) s a rung")"
     {
         echo "started: $t_start"
         echo "gpu: $(gpu_query name)"

@@ -14,6 +14,7 @@
 
 #include "../harness/args.h"
 #include "../harness/fill.h"
+#include "../harness/random_shapes.h"
 
 static struct options opts;
 static char err[512];
@@ -456,6 +457,58 @@ static void other_options_pack_tightly(void **state)
     assert_shape(2, 4096, 4096, 4096, 4096, 4096, 4096);
 }
 
+/* --random N --seed S: N shapes after the given ones, within the stated ranges, the same for
+ * the same seed whatever N, others for another seed; a bad count or a seed alone refused. */
+static void random_shapes_are_seeded_and_bounded(void **state)
+{
+    (void)state;
+    static struct shape first[200];
+    assert_int_equal(parse("--mnk", "8,8,8", "--random", "200", "--seed", "42", NULL), ARGS_OK);
+    assert_int_equal(opts.nshapes, 201);
+    assert_int_equal(opts.random, 200);
+    assert_true(opts.seed == 42);
+    assert_int_equal(opts.shapes[0].m, 8); /* the given shape first */
+    assert_int_equal(opts.shapes[0].a_off + opts.shapes[0].b_off + opts.shapes[0].c_off, 0);
+    int padded = 0, offset = 0, small = 0, large = 0, capped = 0;
+    for (int i = 0; i < 200; i++) {
+        const struct shape *r = &opts.shapes[1 + i];
+        first[i] = *r;
+        const int d[3] = {r->m, r->n, r->k};
+        for (int j = 0; j < 3; j++) {
+            assert_true(d[j] >= RANDOM_DIM_MIN / 2 && d[j] <= RANDOM_DIM_MAX);
+            small |= d[j] < 256;
+            large |= d[j] > 4096;
+        }
+        assert_true((long long)r->m * r->n * r->k <= RANDOM_WORK_MAX);
+        capped |= (long long)r->m * r->n * r->k > RANDOM_WORK_MAX / 4;
+        assert_true(r->lda >= r->k && r->lda <= r->k + RANDOM_PAD_MAX);
+        assert_true(r->ldb >= r->n && r->ldb <= r->n + RANDOM_PAD_MAX);
+        assert_true(r->ldc >= r->n && r->ldc <= r->n + RANDOM_PAD_MAX);
+        padded |= r->lda % 4 != 0;
+        assert_true(r->a_off >= 0 && r->a_off <= RANDOM_OFFSET_MAX);
+        assert_true(r->b_off >= 0 && r->b_off <= RANDOM_OFFSET_MAX);
+        assert_true(r->c_off >= 0 && r->c_off <= RANDOM_OFFSET_MAX);
+        offset |= r->a_off == RANDOM_OFFSET_MAX;
+    }
+    assert_true(padded && offset && small && large && capped);
+    /* the same seed, fewer shapes: the same first ones; another seed: other shapes */
+    assert_int_equal(parse("--seed", "42", "--random", "5", NULL), ARGS_OK);
+    assert_int_equal(opts.nshapes, 5);
+    assert_memory_equal(opts.shapes, first, 5 * sizeof first[0]);
+    assert_int_equal(parse("--random", "5", "--seed", "43", NULL), ARGS_OK);
+    assert_true(memcmp(opts.shapes, first, 5 * sizeof first[0]) != 0);
+    assert_int_equal(parse("--random", "3", NULL), ARGS_OK);
+    assert_true(opts.seed == 1);
+    assert_int_equal(parse("--random", "0", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "--random needs a count"));
+    assert_int_equal(parse("--random", NULL), ARGS_ERROR);
+    assert_int_equal(parse("--seed", "7", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "give --random N too"));
+    assert_int_equal(parse("--random", "2", "--seed", "-3", NULL), ARGS_ERROR);
+    assert_int_equal(parse("--random", "2", "--seed", "x", NULL), ARGS_ERROR);
+    assert_non_null(strstr(err, "expected a whole number"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +531,7 @@ int main(void)
         cmocka_unit_test(unreadable_shape_files),
         cmocka_unit_test(default_set_covers_the_cases),
         cmocka_unit_test(other_options_pack_tightly),
+        cmocka_unit_test(random_shapes_are_seeded_and_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,9 +49,9 @@ SH
     cat >"$T/fake_step" <<'SH'
 #!/usr/bin/env bash
 echo "${0##*/} $*" >>"${0%/bin/*}/calls.log"
-n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0 anchors=""
+n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0 anchors="" random=0
 while (($#)); do
-    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; --anchors) anchors=$2; shift ;; esac
+    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; --anchors) anchors=$2; shift ;; --random) random=$2; shift ;; --seed) shift ;; esac
     shift
 done
 points=()
@@ -65,6 +65,7 @@ else
     for s in ${sizes//,/ }; do points+=("$s,$s,$s"); done
     code_var=FAKE_EXIT_$n
 fi
+for ((r = 0; r < random; r++)); do points+=("$((100 + r)),200,300"); done # --random: its rows after
 ((help)) && exit 0
 if [[ -n $anchors ]]; then : >>"$anchors"; fi # opened before the first point, as the harness does
 code=${!code_var:-0}
@@ -114,6 +115,7 @@ SH
 # env for the scripts: the fake ladder, results under $T, no real CUDA tools.
 fake_env() {
     env SWEEP_POLL=0.1 STEPS_DIR="$T/steps" BIN_DIR="$T/bin" BUILD_DIR="$T/build" RESULTS_DIR="$T/results" \
+        RANDOM_SHAPES="${RANDOM_SHAPES:-0}" \
         CUDA_HOME="$T/no-cuda" CUOBJDUMP="$T/no-such-cuobjdump" NCU="$T/no-such-ncu" \
         SANITIZER="$T/no-such-sanitizer" "$@"
 }
@@ -289,6 +291,18 @@ test_sweep_shapes() {
     check_file_contains "shapes: sweep.log has the time" "$dir/sweep.log" "shapes_wall_s: "
     check_file_contains "shapes: sweep.log has the total time" "$dir/sweep.log" "total_wall_s: "
     check "shapes: make plots after shapes.csv" test "$(tail -n 2 "$T/make.log" | head -n 1)" == "make plots (with shapes.csv)"
+
+    # RANDOM_SHAPES: the random shapes after the set, on the same rungs, with their seed
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256 RANDOM_SHAPES=3 RANDOM_SEED=5 SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: and random ones" 0 "$rc"
+    check_file_contains "shapes: --random and --seed given" "$T/calls.log" "--shapes $ROOT/shapes/default.txt --csv"
+    check_file_contains "shapes: after the set" "$T/calls.log" " --random 3 --seed 5"
+    check "shapes: their rows too" test "$(rows_of "$dir/shapes.csv" 3)" == "$((n_default + 3))"
+    check_file_contains "shapes: sweep.log names them" "$dir/sweep.log" "$n_default shapes and 3 random (--random 3 --seed 5)"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256 RANDOM_SHAPES=x "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: a bad RANDOM_SHAPES" 1 "$rc"
+    check_contains "shapes: says so" "$out" "RANDOM_SHAPES must be 0..512"
 
     # STEPS: every rung it names; SHAPES relative to where the sweep starts; SHAPE_BUDGET
     : >"$T/calls.log"
