@@ -46,7 +46,7 @@
  * (0.015 / 0.010 / 0.010 / 0.010 at 1024 / 2048 / 4096 / 8192), as expected.  Nsight
  * Compute (results/nvidia-h200/PROFILE.md): 32 sectors per store request and 16.5 per load
  * request; the top stall is the full load/store queue (lg_throttle, 416 warps per issue).
- * More in results/NOTES.md.
+ * The ceilings it is measured against: results/NOTES.md.
  */
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
