@@ -16,7 +16,7 @@
 # 256..8192 step 256 took 491 s on an H200, so the per-kernel budget is 0.35 s and the
 # power run 0.1 s.  At those, a rung costs ~52 s for 32 sizes on an H100, and 13 rungs
 # took over 10 minutes; so only the last rung of each part of the ladder (FFMA, tensor cores) gets every 256
-# (256..8192). Every point also runs the exact check and the FP64 reference (~2 s of host work
+# (256..8192), and four sizes off that grid (1088, 1600, 2880, 4160). Every point also runs the exact check and the FP64 reference (~2 s of host work
 # at 8192): 14 rungs, the 12 lower ones at 10 sizes, took 9m10s on an H100 (2026-11-25), so
 # the other rungs get 256, 512, 1024, 2048, 4096 and 8192 (the powers of two of
 # the README table), and the slow rungs 0.25 s (01: up to 4096).  Points whose replays the budget cut below the rule are listed
@@ -156,6 +156,13 @@ is_top() {
     [[ $1 == "$last_ffma" || $1 == "$last_tc" ]]
 }
 
+# top_sizes: the last rung of each part: every 256 up to 8192, and sizes off that grid (1088 =
+# 17 x 64, 1600 = 25 x 64, 2880, 4160: tiles cut short in both dimensions).
+readonly OFF_GRID_SIZES="1088 1600 2880 4160"
+top_sizes() {
+    { seq 256 256 8192; printf '%s\n' $OFF_GRID_SIZES; } | sort -n | paste -sd, -
+}
+
 # plan_sizes N: the comma-separated sizes of rung N.
 plan_sizes() {
     local n=$1
@@ -171,7 +178,7 @@ plan_sizes() {
         case $n in
         1) echo "256,512,1024,2048,4096" ;;
         2) echo "256,512,1024,2048,4096,8192" ;;
-        *) if is_top "$n"; then seq -s, 256 256 8192; else echo "256,512,1024,2048,4096,8192"; fi ;;
+        *) if is_top "$n"; then top_sizes; else echo "256,512,1024,2048,4096,8192"; fi ;;
         esac
     fi
 }

@@ -141,7 +141,7 @@ test_sweep() {
 
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
     check_exit "sweep: default plan" 0 "$rc"
-    check_contains "sweep: default plan has 5 + 6 + 32 points" "$out" "43 points"
+    check_contains "sweep: default plan has 5 + 6 + 36 points" "$out" "47 points"
     check "sweep: every rung has 4096" test "$(awk -F, '$5 == 4096' "$csv" | wc -l)" == 3
     check "sweep: rung 01 stops at 4096" test "$(awk -F, '$3 == 1 { m = $5 } END { print m }' "$csv")" == 4096
     check "sweep: rung 03 reaches 8192" test "$(awk -F, '$3 == 3 { m = $5 } END { print m }' "$csv")" == 8192
@@ -199,28 +199,29 @@ test_sweep_progress() {
     check "follow: the final rows shown exactly once" test "$out" == "sweep: status 2"
 }
 
-# The default plan on a longer ladder: the last rung of each part every 256 up to 8192, the
-# fast rungs below it at the powers of two from 256.
+# The default plan on a longer ladder: the last rung of each part every 256 up to 8192 and at
+# four sizes off that grid, the fast rungs below it at the powers of two from 256.
 test_sweep_plan() {
     local out rc csv=$T/results/$GPU_SLUG/bench.csv n
     mkdir -p "$T/ladder5/bin"
     for n in 01 02 03 04 05 19 20; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="1 2 3 4 5" "$ROOT/scripts/sweep.sh"
     check_exit "plan: five rungs" 0 "$rc"
-    check_contains "plan: 5 + 6 + 6 + 6 + 32 points" "$out" "55 points"
+    check_contains "plan: 5 + 6 + 6 + 6 + 36 points" "$out" "59 points"
     check "plan: rung 03 at the powers of two" test "$(rows_of "$csv" 3)" == 6
     check "plan: rung 03 keeps 256" test "$(awk -F, '$3 == 3 && $5 == 256' "$csv" | wc -l)" == 1
     check "plan: rung 03 has no 768" test "$(awk -F, '$3 == 3 && $5 == 768' "$csv" | wc -l)" == 0
     check "plan: rung 04 at the powers of two" test "$(rows_of "$csv" 4)" == 6
-    check "plan: rung 05 every 256" test "$(rows_of "$csv" 5)" == 32
+    check "plan: rung 05 every 256 and off the grid" test "$(rows_of "$csv" 5)" == 36
+    check "plan: 1088 among them" test "$(awk -F, '$3 == 5 && $5 == 1088' "$csv" | wc -l)" == 1
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="3 4" "$ROOT/scripts/sweep.sh"
     check_exit "plan: STEPS" 0 "$rc"
-    check "plan: the highest of STEPS every 256" test "$(rows_of "$csv" 4)" == 32
+    check "plan: the highest of STEPS every 256" test "$(rows_of "$csv" 4)" == 36
     check "plan: the one below at the powers of two" test "$(rows_of "$csv" 3)" == 6
     run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="4 5 19 20" "$ROOT/scripts/sweep.sh"
     check_exit "plan: both parts" 0 "$rc"
-    check "plan: the last FFMA rung every 256" test "$(rows_of "$csv" 5)" == 32
-    check "plan: the last tensor-core rung every 256" test "$(rows_of "$csv" 20)" == 32
+    check "plan: the last FFMA rung every 256" test "$(rows_of "$csv" 5)" == 36
+    check "plan: the last tensor-core rung every 256" test "$(rows_of "$csv" 20)" == 36
     check "plan: rung 19 at the powers of two" test "$(rows_of "$csv" 19)" == 6
 }
 
