@@ -31,7 +31,7 @@
 #   LADDER_SIZE   the size of the ladder bars (default 4096; if no rung has it, the
 #                 largest size present, said on stderr)
 #   CUDA_VERSION, PLOT_DATE, DRIVER_VERSION  for the titles; by default read from
-#                 OUTDIR/sweep.log (written by sweep.sh), else nvcc --version and the
+#                 the CSV's run.txt (written by sweep.sh), else nvcc --version and the
 #                 CSV's modification date
 #   GNUPLOT       the gnuplot to run (default gnuplot); NVCC (default nvcc)
 # Exit: 0, or 1 with one line on stderr (missing, empty or malformed CSV, no gnuplot,

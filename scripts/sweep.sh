@@ -5,7 +5,8 @@
 # usage: scripts/sweep.sh
 # One process per rung (bin/stepNN --no-check --quiet --csv ... --sizes ... --budget ...),
 # the rows gathered into results/<gpu>/bench.csv (<gpu>: the device name, lowercase,
-# runs of other characters as '-'), the run described in results/<gpu>/sweep.log,
+# runs of other characters as '-'), the run described in results/<gpu>/run.txt (the GPU, driver,
+# toolkit, clocks before and after, date, each rung's budget and sizes, what was cut short),
 # then `make plots` and `make readme-table`. Part II's rungs (from PART2_FIRST) also time
 # cuBLAS TF32 and 3xTF32 from cuBLAS at each size (--anchors): results/<gpu>/anchors.csv.
 #
@@ -402,13 +403,13 @@ run_shapes() {
 }
 
 # shape_set OUT_DIR: the shape set on shape_rungs, into OUT_DIR/shapes.csv and shapes.txt,
-# with its lines appended to OUT_DIR/sweep.log; returns 1 when a rung failed or a timed
+# with its lines appended to OUT_DIR/run.txt; returns 1 when a rung failed or a timed
 # output did not match cuBLAS.
 shape_set() {
     local out_dir=$1 n rc status t0=$SECONDS t_rung failed=0 rungs csv=$WORK/shapes.csv
     rungs=$(shape_rungs | tr '\n' ' ')
     rm -f "$out_dir"/shapes.csv "$out_dir"/shapes.txt "$out_dir"/shapes.png "$out_dir"/shapes.svg
-    echo "shapes: $SHAPES_NAME, $(shape_count "$SHAPES_FILE") shapes$(random_words), budget $SHAPE_BUDGET s" >>"$out_dir/sweep.log"
+    echo "shapes: $SHAPES_NAME, $(shape_count "$SHAPES_FILE") shapes$(random_words), budget $SHAPE_BUDGET s" >>"$out_dir/run.txt"
     for n in $rungs; do
         t_rung=$SECONDS
         rc=0
@@ -421,9 +422,9 @@ shape_set() {
         if ((rc != 0)); then
             tail -n 5 "$WORK/$(printf 'shapes%02d' "$n").log" | sed 's/^/    /' >&2
         fi
-        printf 'shapes rung %02d %s: %s, %s s\n' "$n" "$(slug "$n")" "$status" "$((SECONDS - t_rung))" >>"$out_dir/sweep.log"
+        printf 'shapes rung %02d %s: %s, %s s\n' "$n" "$(slug "$n")" "$status" "$((SECONDS - t_rung))" >>"$out_dir/run.txt"
     done
-    echo "shapes_wall_s: $((SECONDS - t0))" >>"$out_dir/sweep.log"
+    echo "shapes_wall_s: $((SECONDS - t0))" >>"$out_dir/run.txt"
     merge "$csv" shapes
     if ! bench_csv_check "$csv" 2>/dev/null; then
         say "shapes: nothing was measured, no $out_dir/shapes.csv"
@@ -517,7 +518,8 @@ main() {
         echo "wall_s: $t_meas"
         echo "cut short by the time budget:"
         cut_short_summary "$csv"
-    } >"$out_dir/sweep.log"
+    } >"$out_dir/run.txt"
+    rm -f "$out_dir/sweep.log" # what an older sweep called run.txt
     say "wrote $out_dir/bench.csv ($(data_rows "$csv") points) in $((t_meas / 60))m$((t_meas % 60))s"
     if awk -F, 'NR > 1 && $9 == 1 { f = 1 } END { exit !f }' "$csv"; then
         say "points cut short by the time budget (fewer replays than the rule):"
@@ -537,9 +539,9 @@ main() {
         t_post=$SECONDS
         "${MAKE:-make}" plots || post_rc=$?
         "${MAKE:-make}" readme-table BENCH_CSV="$out_dir/bench.csv" || post_rc=$?
-        echo "post_wall_s: $((SECONDS - t_post))" >>"$out_dir/sweep.log"
+        echo "post_wall_s: $((SECONDS - t_post))" >>"$out_dir/run.txt"
     fi
-    echo "total_wall_s: $((SECONDS - T0))" >>"$out_dir/sweep.log"
+    echo "total_wall_s: $((SECONDS - T0))" >>"$out_dir/run.txt"
     ((failed == 0 && post_rc == 0)) || exit 1
 }
 

@@ -273,6 +273,25 @@ test_redraw_changes_nothing() {
     check "redraw: the README table as committed" cmp -s "$tmp/copy/README.md" "$ROOT/README.md"
 }
 
+# The titles' CUDA, driver and date come from the run.txt beside the CSV (sweep.sh writes it),
+# before an older sweep's sweep.log.
+test_run_txt_meta() {
+    local tmp=$1 readme=$1/meta/README.md
+    mkdir -p "$tmp/meta"
+    cp "$FIXTURE" "$tmp/meta/bench.csv"
+    printf 'gpu: NVIDIA H100 80GB HBM3\ndriver: 111.22\ncuda: 12.9\ndate: 2025-05-05\n' >"$tmp/meta/run.txt"
+    printf 'driver: 999.99\ncuda: 1.0\ndate: 1999-01-01\n' >"$tmp/meta/sweep.log"
+    printf '<!-- bench-table:start -->\n<!-- bench-table:end -->\n' >"$readme"
+    env -u PLOT_DATE -u CUDA_VERSION -u DRIVER_VERSION "$ROOT/scripts/readme_table.sh" \
+        "$tmp/meta/bench.csv" "$readme" >/dev/null 2>&1
+    check_file_contains "run.txt gives the caption's CUDA, driver and date" "$readme" \
+        "(CUDA 12.9, driver 111.22, 2025-05-05)"
+    rm "$tmp/meta/run.txt"
+    env -u PLOT_DATE -u CUDA_VERSION -u DRIVER_VERSION "$ROOT/scripts/readme_table.sh" \
+        "$tmp/meta/bench.csv" "$readme" >/dev/null 2>&1
+    check_file_contains "without it, an older sweep.log" "$readme" "(CUDA 1.0, driver 999.99, 1999-01-01)"
+}
+
 main() {
     local tmp
     ensure_gnuplot || no_gnuplot "the plot test needs gnuplot"
@@ -287,6 +306,7 @@ main() {
     test_part2_plot "$tmp"
     test_readme_table "$tmp"
     test_redraw_changes_nothing "$tmp"
+    test_run_txt_meta "$tmp"
     finish
 }
 

@@ -74,9 +74,11 @@ bench_device() {
     awk -F, 'NR == 2 { print $1; exit }' "$1"
 }
 
-# bench_meta DIR KEY: the value of "KEY: value" in DIR/sweep.log, if any.
+# bench_meta DIR KEY: the value of "KEY: value" in DIR/run.txt (written by sweep.sh; an older
+# sweep's DIR/sweep.log where there is no run.txt), if any.
 bench_meta() {
-    local log=$1/sweep.log
+    local log=$1/run.txt
+    [[ -r $log ]] || log=$1/sweep.log
     [[ -r $log ]] || return 0
     awk -v key="$2" 'index($0, key ": ") == 1 { v = substr($0, length(key) + 3) } END { if (v != "") print v }' "$log"
 }
@@ -89,7 +91,7 @@ bench_cuda_version() {
 }
 
 # bench_title_meta KEY ENVVALUE DIR FALLBACK: a title field (cuda, date, driver):
-# the environment's value wins, then DIR/sweep.log, then FALLBACK.
+# the environment's value wins, then DIR/run.txt, then FALLBACK.
 bench_title_meta() {
     local key=$1 env_value=$2 dir=$3 fallback=$4 v
     if [[ -n $env_value ]]; then
