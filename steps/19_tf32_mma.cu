@@ -121,7 +121,6 @@ struct tf32_products {
     }
 };
 
-
 #include "../common/mma_whole.cuh" /* sgemm_mma, launch_whole, mma_start */
 
 /* The prologue, the device's facts once, then whole tiles (common/mma_whole.cuh). */
