@@ -63,9 +63,9 @@
  *   every 2 tiles and a third B^T stage 2.14-2.22x; B split first (H200) 2.16 -> 2.52-2.54x at
  *   4096, 1.30 -> 2.53x where B's rows are not TMA's (on an H100 it lost from 6144 up until the
  *   tiles went in bands: 8192 2.66-2.68x); the epilogue through shared memory +2.8% at 4096, +48%
- *   at 4096x4096x128. H200, `make step=20 run`: 1.898 / 2.336 / 2.725 / 2.832x at 1024 / 2048 /
- *   4096 / 8192, 1.1-1.8 u against FP64 (cuBLAS 4.3-6.3 u); shape set 1.77-2.67x where K >= 1024
- *   and A is TMA's (1.71x at K = 128), 1.32-1.49x where it is not (odd sizes, ld = n + 1).
+ *   at 4096x4096x128. H200, `make step=23 run`: 1.904 / 2.353 / 2.749 / 2.914x at 1024 / 2048 /
+ *   4096 / 8192, 1.1-1.7 u against FP64 (cuBLAS 5.0-6.3 u); shape set 1.77-2.69x where K >= 1024
+ *   and A is TMA's (1.72x at K = 128), 1.33-1.51x where it is not (odd sizes, ld = n + 1).
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
