@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "device_facts.h"
+#include "sgemm_common.h" /* sgemm_prologue */
 
 static struct sgemm_device devices[SGEMM_MAX_DEVICES];
 static unsigned char known[SGEMM_MAX_DEVICES];
@@ -61,4 +62,16 @@ extern "C" cudaError_t sgemm_rung_facts(struct sgemm_rung_facts *table, struct s
     memcpy(entry, mine, table->size);
     pthread_mutex_unlock(&table->lock);
     return err;
+}
+
+extern "C" cudaError_t sgemm_launch_start(int M, int N, int K, float alpha, const float *A,
+                                          int lda, const float *B, int ldb, float beta, float *C,
+                                          int ldc, cudaStream_t stream,
+                                          struct sgemm_rung_facts *table,
+                                          struct sgemm_device *dev, void *entry, int *done)
+{
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, done);
+    if (err != cudaSuccess || *done)
+        return err;
+    return table ? sgemm_rung_facts(table, dev, entry) : sgemm_device_facts(dev);
 }

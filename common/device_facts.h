@@ -5,7 +5,8 @@
  *     whether cooperative and cluster launches exist), asked of the current device;
  *   - struct sgemm_rung_facts: a rung's own facts (a kernel's opt-in to more shared memory, how
  *     many of its blocks fit at once), made by the rung's `ask` function the first time a host
- *     thread launches on a device, and copied out to every launch after it.
+ *     thread launches on a device, and copied out to every launch after it;
+ *   - sgemm_launch_start(): the prologue, then both, as a planned launch begins.
  * Neither does stream work: the first launch on a device may be one that a stream captures.
  * Usable from C and CUDA C (host code).
  */
@@ -47,6 +48,15 @@ struct sgemm_rung_facts {
  * of SGEMM_MAX_DEVICES structs of the rung's own type. */
 #define SGEMM_RUNG_FACTS(entries, ask) \
     {PTHREAD_MUTEX_INITIALIZER, {0}, (ask), sizeof((entries)[0]), (void *)(entries)}
+
+/* What a planned launch does first: sgemm_prologue() (common/sgemm_common.h; *done when it
+ * settled the call, or an error when it refused it), then *dev, the current device's facts,
+ * and with a table the rung's entry for that device (sgemm_rung_facts(); table NULL: *dev
+ * alone). */
+cudaError_t sgemm_launch_start(int M, int N, int K, float alpha, const float *A, int lda,
+                               const float *B, int ldb, float beta, float *C, int ldc,
+                               cudaStream_t stream, struct sgemm_rung_facts *table,
+                               struct sgemm_device *dev, void *entry, int *done);
 
 /* *dev := the current device's facts; *entry := the rung's entry for it (asked now if this is
  * the device's first launch of the rung). An error from `ask` is returned, and asked again at

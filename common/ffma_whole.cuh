@@ -58,7 +58,7 @@ static inline cudaError_t run_stream_k(int step, int b16, const struct gemm_args
     if (err != cudaSuccess || work == NULL)
         return err != cudaSuccess ? err : launch_whole(step, b16, 0, g, large, stream);
     err = launch_stream_k(step, b16, g, resident, large, work,
-                          (unsigned *)(work + SGEMM_WORKSPACE_FLOATS(d->sms)), stream, &launched,
+                          SGEMM_WORKSPACE_FLAGS(work, d->sms), stream, &launched,
                           &dp_tiles);
     if (err == cudaSuccess && !launched) {
         *done = 0;

@@ -9,17 +9,7 @@
 #include <math.h>   /* isfinite */
 #include <stdint.h> /* uintptr_t */
 
-/* SGEMM's own answer for one element, as a sequential FP32 loop: for a sum that is not finite
- * (its Inf or NaN, or a finite value where only the big parts overflowed). */
-static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
-                                       int row, int col)
-{
-    float v = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < K; ++k)
-        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
-    return v;
-}
+#include "sequential_dot.cuh"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 /* C tile (m0, n0) := alpha acc + beta C, by way of shared memory. Lane (g, t) holds, of each

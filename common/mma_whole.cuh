@@ -8,7 +8,8 @@
  *   prepare_whole<Products>()        per device, once: the opt-in above 48 KB for those kernels
  *                                    (an attribute of the kernel in that device's context, no
  *                                    stream work, so it may run while a stream captures);
- *   mma_start()                      the prologue, the device check, the copies and the tiles;
+ *   mma_start()                      the prologue, the device check, the rung's device facts,
+ *                                    the copies and the tiles;
  *   launch_whole<Products>()         whole tiles on the stream;
  *   launch_whole_rung<Products>()    the launch of a rung of whole tiles alone (19, 20), its
  *                                    device facts kept per device, once (device_facts.h).
@@ -82,16 +83,21 @@ struct mma_shape {
     long long tiles; /* 128x128 tiles of C: one 1-D grid (C spans <= INT_MAX floats) */
 };
 
-/* The prologue (common/sgemm_common.h: *done when nothing is left to launch), then the shape. */
+/* The prologue (common/sgemm_common.h: *done when nothing is left to launch), the device check,
+ * the rung's facts for the device (common/device_facts.h: *d and *entry), then the shape. */
 static inline cudaError_t mma_start(int M, int N, int K, float alpha, const float *A, int lda,
                                     const float *B, int ldb, float beta, float *C, int ldc,
-                                    cudaStream_t stream, int *done, struct mma_shape *s)
+                                    cudaStream_t stream, struct sgemm_rung_facts *table,
+                                    struct sgemm_device *d, void *entry, int *done,
+                                    struct mma_shape *s)
 {
     cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, done);
     if (err != cudaSuccess || *done)
         return err;
     if (sgemm_current_cc() < 80)
         return cudaErrorInvalidDevice; /* mma.sync with TF32 and cp.async need sm_80 */
+    if ((err = sgemm_rung_facts(table, d, entry)) != cudaSuccess)
+        return err;
     /* 16-byte copies need 16-byte aligned rows and no 4-float segment across the edge. */
     s->va = (lda % 4 == 0) && (K % 4 == 0) && sgemm_aligned16(A);
     s->vb = (ldb % 4 == 0) && (N % 4 == 0) && sgemm_aligned16(B);
@@ -132,12 +138,11 @@ static cudaError_t launch_whole_rung(int M, int N, int K, float alpha, const flo
     static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_whole<Products>);
     int done = 0;
     struct mma_shape s;
-    cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done, &s);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct whole_facts f;
-    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
+    const cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                      &facts_table, &d, &f, &done, &s);
+    if (err != cudaSuccess || done)
         return err;
     return launch_whole<Products>(f.deep, &s, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                   stream);

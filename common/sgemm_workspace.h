@@ -36,6 +36,9 @@
 #define SGEMM_WORKSPACE_FLOATS_PER_SM (2 * 128 * 256)
 #define SGEMM_WORKSPACE_FLAGS_PER_SM  8
 #define SGEMM_WORKSPACE_FLOATS(sms)   ((size_t)SGEMM_WORKSPACE_FLOATS_PER_SM * (size_t)(sms))
+/* The flags, after the floats, of a workspace `work` (float *) made for `sms` SMs. */
+#define SGEMM_WORKSPACE_FLAGS(work, sms)                                                         \
+    ((unsigned *)((float *)(work) + SGEMM_WORKSPACE_FLOATS(sms)))
 #define SGEMM_WORKSPACE_BYTES(sms)                                                               \
     (SGEMM_WORKSPACE_FLOATS(sms) * sizeof(float) +                                               \
      (size_t)SGEMM_WORKSPACE_FLAGS_PER_SM * (size_t)(sms) * sizeof(unsigned))

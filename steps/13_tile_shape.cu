@@ -52,12 +52,10 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d; /* NEW: the SM count, asked once per device */
-    err = sgemm_device_facts(&d);
-    if (err != cudaSuccess)
+    cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                         NULL, &d, NULL, &done);
+    if (err != cudaSuccess || done)
         return err;
     if (d.cc < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */

@@ -52,19 +52,14 @@
 /* NEW: the workspace (common/sgemm_workspace.h: one per stream, never made while capturing):
  * its floats hold split-K's slots (a 64x128 tile's floats per slice) or the slabs; then its
  * counts. A tile's last slice resets its count: each launch leaves zeros. */
-#define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
-#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
-
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
-    err = sgemm_device_facts(&d);
-    if (err != cudaSuccess)
+    cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                         NULL, &d, NULL, &done);
+    if (err != cudaSuccess || done)
         return err;
     if (d.cc < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
@@ -72,12 +67,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const struct ffma_problem pr = {M, N, K, d.sms, 0, WS_FLOATS(d.sms)};
+    const struct ffma_problem pr = {M, N, K, d.sms, 0,
+                                    (long long)SGEMM_WORKSPACE_FLOATS(d.sms)};
     int short_kt = 0;
     const enum ffma_plan plan = ffma_choose_plan(&pr, 0, &short_kt);
     float *work = NULL;
     if (plan == FFMA_WHOLE_SMALL) {
-        const long long room = WS_FLOATS(d.sms);
+        const long long room = (long long)SGEMM_WORKSPACE_FLOATS(d.sms);
         long long cost = 0;
         int large_slices = 1;
         const int slices = ffma_split_slices(small, K, d.sms, room / (S_BM * S_BN), &cost);
@@ -91,7 +87,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (work != NULL && use_large)
             return launch_slices(14, b16, &g, large_slices, large, work, 0, stream);
         if (work != NULL && slices > 1)
-            return launch_split_k(14, b16, &g, slices, small, work, WS_FLAGS(work, d.sms), stream);
+            return launch_split_k(14, b16, &g, slices, small, work,
+                                  SGEMM_WORKSPACE_FLAGS(work, d.sms), stream);
         return launch_whole(14, b16, 1, &g, small, stream);
     }
     return launch_whole(14, b16, 0, &g, large, stream);

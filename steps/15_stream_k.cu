@@ -63,20 +63,15 @@ static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_devi
  * floats hold stream-K's slots (a 128x256 tile's floats per block), split-K's (a 64x128 tile's
  * per slice) or the slabs; then its flags (stream-K) or counts (split-K). A waiter clears its
  * flag, a tile's last slice resets its count: each launch leaves zeros. */
-#define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
-#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
-
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct facts f;
-    err = sgemm_rung_facts(&facts_table, &d, &f);
-    if (err != cudaSuccess)
+    cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                         &facts_table, &d, &f, &done);
+    if (err != cudaSuccess || done)
         return err;
     if (d.cc < 80)
         return cudaErrorInvalidDevice; /* cp.async needs sm_80 or newer */
@@ -84,7 +79,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const struct ffma_problem pr = {M, N, K, d.sms, f.resident, WS_FLOATS(d.sms)};
+    const struct ffma_problem pr = {M, N, K, d.sms, f.resident,
+                                    (long long)SGEMM_WORKSPACE_FLOATS(d.sms)};
     int short_kt = 0;
     const enum ffma_plan plan = ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K, &short_kt); /* NEW */
     float *work = NULL;
@@ -97,7 +93,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
     }
     if (plan == FFMA_WHOLE_SMALL) {
-        const long long room = WS_FLOATS(d.sms);
+        const long long room = (long long)SGEMM_WORKSPACE_FLOATS(d.sms);
         long long cost = 0;
         int large_slices = 1;
         const int slices = ffma_split_slices(small, K, d.sms, room / (S_BM * S_BN), &cost);
@@ -111,7 +107,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (work != NULL && use_large)
             return launch_slices(15, b16, &g, large_slices, large, work, 0, stream);
         if (work != NULL && slices > 1)
-            return launch_split_k(15, b16, &g, slices, small, work, WS_FLAGS(work, d.sms), stream);
+            return launch_split_k(15, b16, &g, slices, small, work,
+                                  SGEMM_WORKSPACE_FLAGS(work, d.sms), stream);
         return launch_whole(15, b16, 1, &g, small, stream);
     }
     return launch_whole(15, b16, 0, &g, large, stream);

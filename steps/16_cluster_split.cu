@@ -61,20 +61,15 @@ static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_devi
 /* The workspace (common/sgemm_workspace.h: one per stream, never made while capturing): its
  * floats hold stream-K's slots (a 128x256 tile's floats per block) or the slabs; then its
  * flags. A waiter clears its flag: each launch leaves zeros. */
-#define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
-#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
-
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct facts f;
-    err = sgemm_rung_facts(&facts_table, &d, &f);
-    if (err != cudaSuccess)
+    cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                         &facts_table, &d, &f, &done);
+    if (err != cudaSuccess || done)
         return err;
     if (d.cc < 90 || f.cluster_cap[2] <= 0)
         return cudaErrorInvalidDevice; /* NEW: clusters need sm_90 */
@@ -82,7 +77,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const struct ffma_problem pr = {M, N, K, d.sms, f.resident, WS_FLOATS(d.sms)};
+    const struct ffma_problem pr = {M, N, K, d.sms, f.resident,
+                                    (long long)SGEMM_WORKSPACE_FLOATS(d.sms)};
     int short_kt = 0;
     const enum ffma_plan plan = ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K, &short_kt); /* NEW */
     float *work = NULL;

@@ -140,8 +140,6 @@ static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
 /* The workspace (common/sgemm_workspace.h): its floats, then its flags. */
-#define WS_FLOATS(sms)      ((long long)SGEMM_WORKSPACE_FLOATS(sms))
-#define WS_FLAGS(work, sms) ((unsigned *)((work) + SGEMM_WORKSPACE_FLOATS(sms)))
 
 /* Whole tiles of either size (C spans <= INT_MAX floats: the count fits gridDim.x). */
 static cudaError_t launch_whole_from(int b16, int small, const struct gemm_args *g,
@@ -235,13 +233,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct facts f;
-    err = sgemm_rung_facts(&facts_table, &d, &f);
-    if (err != cudaSuccess)
+    cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                         &facts_table, &d, &f, &done);
+    if (err != cudaSuccess || done)
         return err;
     if (d.cc < 90 || f.cluster_cap[2] <= 0)
         return cudaErrorInvalidDevice; /* clusters and dependent launches need sm_90 */
@@ -249,7 +245,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const struct gemm_args g = {M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
     const long long large = ceil_div(M, L_BM) * ceil_div(N, L_BN);
     const long long small = ceil_div(M, S_BM) * ceil_div(N, S_BN);
-    const struct ffma_problem pr = {M, N, K, d.sms, f.resident, WS_FLOATS(d.sms)};
+    const struct ffma_problem pr = {M, N, K, d.sms, f.resident,
+                                    (long long)SGEMM_WORKSPACE_FLOATS(d.sms)};
     int short_kt = 0;
     const enum ffma_plan plan =
         ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K | FFMA_PLAN_UNEVEN_TAIL, &short_kt); /* NEW */
@@ -263,8 +260,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err != cudaSuccess ? err : launch_whole_from(b16, 0, &g, large, stream);
         if (plan == FFMA_UNEVEN_TAIL) /* NEW */
             return launch_uneven(b16, &g, large, d.sms, short_kt, work, stream, &launched);
-        err = launch_stream_k(18, b16, &g, f.resident, large, work, WS_FLAGS(work, d.sms), stream,
-                              &launched, &dp_tiles);
+        err = launch_stream_k(18, b16, &g, f.resident, large, work,
+                              SGEMM_WORKSPACE_FLAGS(work, d.sms), stream, &launched, &dp_tiles);
         if (err != cudaSuccess || launched) {
             if (err == cudaSuccess && dp_tiles > 0) { /* the whole rounds before the shares */
                 LARGE_FROM(b16)<<<(unsigned)dp_tiles, L_THREADS,

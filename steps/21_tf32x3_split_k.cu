@@ -63,12 +63,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 {
     int done = 0;
     struct mma_shape s;
-    cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done, &s);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct facts f;
-    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
+    cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                &facts_table, &d, &f, &done, &s);
+    if (err != cudaSuccess || done)
         return err;
     double split_cost = 0.0;
     const int slices =

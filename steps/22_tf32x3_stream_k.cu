@@ -188,7 +188,7 @@ static cudaError_t launch_stream_k(const struct sgemm_device *d, const struct fa
     sk.dp_tiles = (int)dp_tiles;
     sk.sk_tiles = (int)(tiles - dp_tiles);
     sk.partials = (float4 *)work;
-    sk.flags = (unsigned *)(work + SGEMM_WORKSPACE_FLOATS(d->sms));
+    sk.flags = SGEMM_WORKSPACE_FLAGS(work, d->sms);
     void *params[] = {&M, &N, &K, &alpha, &A, &lda, &B, &ldb, &beta, &C, &ldc, &sk};
     *launched = 0;
     cudaError_t err = cudaLaunchCooperativeKernel((const void *)sk_kernels[f->deep],
@@ -217,12 +217,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 {
     int done = 0;
     struct mma_shape s;
-    cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done, &s);
-    if (err != cudaSuccess || done)
-        return err;
     struct sgemm_device d;
     struct facts f;
-    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
+    cudaError_t err = mma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                &facts_table, &d, &f, &done, &s);
+    if (err != cudaSuccess || done)
         return err;
     const int bk = f.deep ? BK_DEEP : BK_LOW;
     double split_cost = 0.0;

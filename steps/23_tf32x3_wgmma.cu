@@ -85,6 +85,7 @@
 #include "../common/plan_costs.h"
 #include "../common/cp_async.cuh" /* the fallback copies: cp_async_4, commit, wait */
 #include "../common/tma.cuh"      /* mbarriers, TMA loads, fence.proxy.async */
+#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21), sequential_dot */
 
 /* ---- The tile and the roles ----------------------------------------------------------------- */
 #define BM        128 /* rows of C per block: two consumer warpgroups of 64 rows */
@@ -142,12 +143,8 @@
 #define DESC_HIGH (1ull << 62 | (unsigned long long)(1024 >> 4) << 32 | 1ull << 16)
 #define K8_BYTES  32 /* one k8 step along a B^T row */
 
-/* Split-K, as rung 22: a slice is at least this many K tiles deep; sum_slices() blocks are
- * 32 x SUM_ROWS. */
-#define SLICE_MIN_K_TILES 8
-#define SUM_ROWS          8
-
 static_assert(2 * WG_ROWS == BM, "two consumer warpgroups of 64 rows");
+static_assert(BM == SPLIT_TILE && BN == SPLIT_TILE, "split-K's sum (split_sum.cuh) reads these");
 static_assert(BN * BK / 16 == 2 * WG, "two 4x4 blocks of B per producer thread");
 static_assert(SMEM_BYTES(SPLIT_STAGES_WHOLE) <= 227 * 1024, "an H100 block holds at most 227 KB");
 static_assert(BM * C_LD * 4 <= RAW_STAGES * RAW_STAGE_BYTES, "the C tile fits the raw stages");
@@ -444,17 +441,6 @@ static __device__ __forceinline__ void consume_all(struct consumer *c, unsigned 
 
 #endif /* sm_90a */
 
-/* SGEMM's own answer for one element, a sequential FP32 loop: for a sum that is not finite. */
-static __device__ float sequential_dot(const float *A, int lda, const float *B, int ldb, int K,
-                                       int row, int col)
-{
-    float v = 0.0f;
-#pragma unroll 1
-    for (int k = 0; k < K; ++k)
-        v = fmaf(A[(size_t)row * lda + k], B[(size_t)k * ldb + col], v);
-    return v;
-}
-
 /* C (m0..m0+BM-1) x (n0..n0+BN-1) = A B, `slices` blocks per tile (block b: tile b / slices,
  * K slice b % slices). One slice: the block finishes C. Several: the block writes its partial
  * sums, unscaled, to work[b][BM][BN], and sum_slices() finishes C. FEED: how tiles come in
@@ -669,28 +655,6 @@ static __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* Split-K's second half: C = alpha (the slices' partial sums, added in slice order) + beta C,
- * one thread per element of C; a sum that is not finite recomputed as in the kernel above. */
-static __global__ void sum_slices(int M, int N, int K, float alpha, const float *A, int lda,
-                           const float *B, int ldb, float beta, float *C, int ldc, int slices,
-                           const float *work)
-{
-    const int col = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int row = (int)blockIdx.y * SUM_ROWS + (int)threadIdx.y;
-    if (row >= M || col >= N)
-        return;
-    const int tiles_n = (N - 1) / BN + 1;
-    const long long tile = (long long)(row / BM) * tiles_n + col / BN;
-    const float *p = work + (size_t)tile * slices * (BM * BN) + (row % BM) * BN + col % BN;
-    float v = 0.0f;
-    for (int s = 0; s < slices; ++s)
-        v += p[(size_t)s * (BM * BN)];
-    if (!isfinite(v))
-        v = sequential_dot(A, lda, B, ldb, K, row, col);
-    float *c = C + (size_t)row * ldc + col;
-    *c = (beta == 0.0f) ? alpha * v : alpha * v + beta * *c;
-}
-
 /* B split once, before the product: bt[n][k] big and bt[n_pad + n][k] small, rows of k_pad
  * floats, k in the tile's K order (b_tile_row()), zeros outside K and N. A 32 x 32 block of B
  * through shared memory, read along B's rows and written along bt's (no bank conflicts). */
@@ -801,33 +765,6 @@ static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, i
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-/* The workspace (common/sgemm_workspace.h): WORK_TILES_PER_SM partial tiles of 128x128 per SM,
- * the most split_slices() plans for. */
-#define WORK_TILES_PER_SM (SGEMM_WORKSPACE_FLOATS_PER_SM / (BM * BN))
-
-/* K slices per tile, rung 22's cost model (in units of one block's K tile). 1: no split. */
-static int split_slices(long long tiles, int K, int sms)
-{
-    const long long k_tiles = (K - 1) / BK + 1;
-    if (tiles >= 2LL * sms)
-        return 1;
-    int best = 1;
-    double best_cost = (double)((tiles - 1) / sms + 1) * (double)k_tiles;
-    const long long most = WORK_TILES_PER_SM * (long long)sms / tiles; /* the workspace's room */
-    for (long long s = 2; s <= k_tiles / SLICE_MIN_K_TILES && s <= most; ++s) {
-        const double rounds = (double)((tiles * s - 1) / sms + 1);
-        const double sum_kernel =
-            SUM_KERNEL_COST + SUM_KERNEL_COST_PER_BLOCK * (double)(tiles * s);
-        const double cost =
-            rounds * ((double)((k_tiles - 1) / s + 1) + MMA_SPLIT_TILE_COST) + sum_kernel;
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = (int)s;
-        }
-    }
-    return best;
-}
-
 /* B split before the product (FEED_SPLIT_B) where enough rows of tiles share it (each would
  * split all of B again) and its copy is not too large (1 GiB: K x N = 2^27, 11585^2). */
 
@@ -923,7 +860,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int tma_a = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B);
     /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
     const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
-    int slices = split_slices(tiles, K, d.sms);
+    double split_cost = 0.0;
+    int slices = split_slices(tiles, K, BK, d.sms, &split_cost);
     float *work = NULL;
     if (slices > 1) {
         /* NULL while the stream captures before its first launch (or with no memory for it):
@@ -956,11 +894,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         sgemm_trace(23, feed == FEED_SPLIT_B ? "split-b" : "whole", M, N, K, tiles, 1);
         return err;
     }
-    const dim3 sum_block(32, SUM_ROWS), sum_grid((N - 1) / 32 + 1, (M - 1) / SUM_ROWS + 1);
-    sum_slices<<<sum_grid, sum_block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                   slices, work);
     sgemm_trace(23, "split-k", M, N, K, tiles * slices, slices);
-    return cudaGetLastError();
+    return launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream);
 }
 
 extern "C" const struct step step_23 = {
