@@ -1,6 +1,6 @@
 /*
  * flags.cuh - one block hands a partial tile to another through a flag in global memory
- * (stream-K: rungs 15-18 through ffma_stream_k.cuh, and rung 22).
+ * (stream-K: rungs 15-18, through ffma_stream_k.cuh).
  *
  * raise_flag(): every thread's earlier stores (the partial sums) are made visible GPU-wide
  * (fence, barrier), then one thread stores 1 with release semantics. wait_flag(): one thread

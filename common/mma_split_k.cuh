@@ -31,8 +31,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
     float acc[MI][NI][4];
     clear(acc);
-    k_range<BK, VA, VB, Products>(smem, A, lda, B, ldb, M, N, K, m0, n0, j0, j1, acc, NULL,
-                                  NULL);
+    k_range<BK, VA, VB, Products>(smem, A, lda, B, ldb, M, N, K, m0, n0, j0, j1, acc);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = warp / WARPS_N, wn = warp % WARPS_N;
     const int g = lane / 4, t = lane % 4;

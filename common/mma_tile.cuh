@@ -1,12 +1,11 @@
 /*
- * mma_tile.cuh - the tile and K loop of the mma.sync rungs (19-22): a block of 8 warps computes
+ * mma_tile.cuh - the tile and K loop of the mma.sync rungs (19-21): a block of 8 warps computes
  * 128x128 of C, a warp 64x32 as 4 x 4 fragments of mma.sync.m16n8k8 (16x8 of C each), from K
  * tiles that cp.async brings into STAGES shared-memory stages.
  *   load_tile()  one K tile of A and B into a stage, zeros outside the matrices;
  *   mma_tf32()   one 16x8x8 product on the tensor cores, TF32 operands, FP32 sums;
  *   k_range()    K tiles [j0, j1) of one C tile into acc, the products of a K tile left to the
- *                rung (its Products); from another block's partial sums where it continues
- *                them (stream-K, rung 22: store_partial, load_partial).
+ *                rung (its Products).
  * Where a rung's K tile is 64 deep (BK_DEEP, 147,456 bytes of stages) or 32 (BK_LOW, 81,920:
  * sm_86 and sm_89, which hold less) is the rung's choice, by the device.
  */
@@ -14,7 +13,6 @@
 #define SGEMM_LADDER_MMA_TILE_CUH
 
 #include "cp_async.cuh" /* cp_async_4, cp_async_16, commit, wait */
-#include "flags.cuh"    /* stream-K: wait_flag */
 
 #define BM      128 /* rows of C per block */
 #define BN      128 /* cols of C per block */
@@ -137,45 +135,14 @@ static __device__ __forceinline__ void clear(float frags[MI][NI][4])
                 frags[i][j][r] = 0.0f;
 }
 
-/* Raw sums to / from a stream-K slot: thread tid's float4 q at q * THREADS + tid (a warp: 512
- * contiguous bytes). .cg: L2 only, where another SM's stores are (its L1 may hold stale lines). */
-static __device__ __forceinline__ void store_partial(float4 *slot, float acc[MI][NI][4])
-{
-    float4 *mine = slot + threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-            __stcg(&mine[(NI * i + j) * THREADS],
-                   make_float4(acc[i][j][0], acc[i][j][1], acc[i][j][2], acc[i][j][3]));
-}
-static __device__ __forceinline__ void load_partial(const float4 *slot, float acc[MI][NI][4])
-{
-    const float4 *mine = slot + threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-            const float4 v = __ldcg(&mine[(NI * i + j) * THREADS]);
-            acc[i][j][0] = v.x;
-            acc[i][j][1] = v.y;
-            acc[i][j][2] = v.z;
-            acc[i][j][3] = v.w;
-        }
-}
-
 /* K tiles [j0, j1) of the C tile at (m0, n0) added into acc, one K tile at a time in k order,
  * through STAGES shared-memory stages; Products::add_tile<BK>(a_tile, b_tile, wn0, acc, g, t)
- * adds one K tile's products (rung 19: TF32 into acc; from rung 20: tf32x3.cuh). init (a
- * stream-K piece that continues another block's tile): acc starts from the raw sums that block
- * left there, once its flag is up; the adds that follow are those a whole tile makes, so the
- * floats are a whole tile's. */
+ * adds one K tile's products (rung 19: TF32 into acc; from rung 20: tf32x3.cuh). */
 template <int BK, int VA, int VB, class Products>
 static __device__ __forceinline__ void k_range(float *smem, const float *A, int lda,
                                                const float *B, int ldb, int M, int N, int K,
                                                int m0, int n0, int j0, int j1,
-                                               float acc[MI][NI][4], const float4 *init,
-                                               unsigned *init_flag)
+                                               float acc[MI][NI][4])
 {
     float *a_tiles = smem, *b_tiles = smem + STAGES * A_STAGE(BK);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -190,10 +157,6 @@ static __device__ __forceinline__ void k_range(float *smem, const float *A, int 
             load_tile<BK, VA, VB>(a_tiles + s * A_STAGE(BK), b_tiles + s * B_STAGE(BK), A, lda,
                                   B, ldb, M, N, K, m0, n0, (j0 + s) * BK);
         cp_async_commit();
-    }
-    if (init) { /* the copies above are on their way meanwhile */
-        wait_flag(init_flag);
-        load_partial(init, acc);
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
         const int stage = kt % STAGES;

@@ -1,5 +1,5 @@
 /*
- * mma_whole.cuh - whole tiles for the mma.sync rungs (19-22): one block a 128x128 tile of C and
+ * mma_whole.cuh - whole tiles for the mma.sync rungs (19-21): one block a 128x128 tile of C and
  * all of its K, the products of a K tile left to the rung's Products (rung 19: TF32; from rung
  * 20: 3xTF32, tf32x3.cuh), and what every launch of these rungs does before it plans.
  *   sgemm_mma<Products, BK, VA, VB>  the kernel;
@@ -36,7 +36,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
     float acc[MI][NI][4];
     clear(acc);
     k_range<BK, VA, VB, Products>(smem, A, lda, B, ldb, M, N, K, m0, n0, 0, (K - 1) / BK + 1,
-                                  acc, NULL, NULL);
+                                  acc);
     store_c(smem, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, m0, n0, acc);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* mma_start() refuses devices below sm_80 */

@@ -62,7 +62,7 @@
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
 
-/* ---- Tensor-core rungs (21-23), in K tiles of one 128x128 block ------------------------- */
+/* ---- Tensor-core rungs (21-25), in K tiles of one 128x128 block ------------------------- */
 
 /* Split-K: a slice's partial tile written and read back costs MMA_SPLIT_TILE_COST K tiles (set
  * with 32-deep K tiles, kept with 64); the sum kernel SUM_KERNEL_COST plus
@@ -71,11 +71,7 @@
 #define SUM_KERNEL_COST           2.0
 #define SUM_KERNEL_COST_PER_BLOCK 0.01
 
-/* Stream-K (rung 22): two more pipeline fills and a partial tile written and read back, in K
- * tiles (4096^3 predicted -2.3%, measured -3.0% on an H200; 8192^3 -3.0%, measured -2.6%). */
-#define MMA_STREAM_K_COST 3.0
-
-/* B split once before the product (rung 23) where at least SPLIT_B_MIN_M rows share it (16 rows
+/* B split once before the product (rung 25) where at least SPLIT_B_MIN_M rows share it (16 rows
  * of 128-row tiles: below, the producers' own split of B hides behind the tensor core), and at
  * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). */
 #define SPLIT_B_MIN_M     2048

@@ -1,8 +1,9 @@
 /*
  * tma.cuh - mbarriers and TMA, sm_90's asynchronous copies of whole tiles, as inline PTX
- * (PTX ISA: mbarrier, cp.async.bulk.tensor, fence.proxy.async).
+ * (PTX ISA: mbarrier, cp.async.bulk.tensor), and on the host the tensor maps TMA reads
+ * (tensor_map(): cuTensorMapEncodeTiled, found in the driver at run time).
  *
- * Rung 23 includes this inside its sm_90a device code. Every address is a shared-memory one
+ * Rungs 23 and 24 include this. Every device address is a shared-memory one
  * (32 bits, from __cvta_generic_to_shared) but the tensor map's, which is a __grid_constant__
  * kernel parameter. An mbarrier counts arrivals and, for TMA, bytes still to land; a phase
  * completes when both reach zero, and a waiter names the phase by its parity.
@@ -10,7 +11,12 @@
 #ifndef SGEMM_LADDER_TMA_CUH
 #define SGEMM_LADDER_TMA_CUH
 
-#include <cuda.h> /* CUtensorMap (a type only: no libcuda link) */
+#include <pthread.h>
+
+#include <cuda.h>         /* CUtensorMap and its enums (types only: no libcuda link) */
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+
+#include "sgemm_common.h" /* sgemm_aligned16 */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
@@ -58,12 +64,41 @@ static __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorM
                  : "memory");
 }
 
-/* This thread's generic-proxy writes to shared memory, visible to the async proxy (wgmma). */
-static __device__ __forceinline__ void fence_proxy_async(void)
+#endif /* __CUDA_ARCH__ >= 900 */
+
+/* ---- Host: the tensor maps ---- */
+
+/* cuTensorMapEncodeTiled, from the driver, once per process (no libcuda link). */
+static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
+static pthread_once_t encode_once = PTHREAD_ONCE_INIT;
+static void find_encode_tiled(void)
 {
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+        encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    (void)cudaGetLastError(); /* a failed lookup is not this call's error */
 }
 
-#endif /* __CUDA_ARCH__ >= 900 */
+/* A row-major matrix (rows x cols, leading dimension ld) as a TMA tensor: boxes of box_rows x
+ * box_cols, zeros outside. 0 when TMA cannot describe it: ld not a multiple of 16 bytes, a base
+ * not 16-byte aligned, or no cuTensorMapEncodeTiled. A plain host-side encode: no stream work. */
+static int tensor_map(CUtensorMap *map, const float *base, int rows, int cols, int ld,
+                      int box_rows, int box_cols, CUtensorMapSwizzle swizzle)
+{
+    pthread_once(&encode_once, find_encode_tiled);
+    if (!encode_tiled || ld % 4 != 0 || !sgemm_aligned16(base))
+        return 0;
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    const cuuint64_t strides[1] = {(cuuint64_t)ld * sizeof(float)};
+    const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+    const cuuint32_t steps[2] = {1, 1};
+    return encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box,
+                        steps, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 
 #endif /* SGEMM_LADDER_TMA_CUH */

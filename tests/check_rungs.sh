@@ -16,8 +16,6 @@ cd "$(dirname "$0")/.." || exit 1
 readonly MAX_LINES=700 MAX_HEADER=80 MAX_DIFF=250 FIRST_BUDGETED=13
 # rung:limit  reason
 readonly PENDING="
-23:lines  Part II's wgmma rung is cut next: wgmma, TMA, producer and consumer warpgroups and B split first in one rung
-23:diff   the same
 "
 
 pending() { # pending RUNG LIMIT: 0 if PENDING lists it

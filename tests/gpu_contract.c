@@ -747,13 +747,9 @@ static void run_devices(int m, int n, int k)
  * A model of rung 18's plan code (8 GPCs) finds every path among the shapes for every S from
  * 56 to 256 but one (S = 240: no small-split); below 56 SMs no cluster of 8 fits, and the
  * slabs take the split-k shapes.
- * Rungs 19 and 20 have one path. Rungs 21-23 (split_slices(), common/mma_split_k.cuh) name
- * two of their own: whole (one block a tile) and split-k (the split-k and large-split shapes).
- * Rung 22 names a third, stream-k (its stream_k_cost(), 128x128 tiles of 64-deep K tiles, below
- * split_slices()'s cost): the uneven-tail shapes, 2 (S + floor(3S/4) + 1) tiles of 32 K tiles
- * (S = 132: 464 tiles, whole 128, stream-K 116) and 2 (2S + floor(3S/4) + 1) (728: whole 192,
- * stream-K 180); every shape above with K = 128 runs whole tiles or split-K there, two K tiles
- * too few to share. Rung 23 names split-b (B split before the product, split_b_first()):
+ * Rungs 19 and 20 have one path. Rungs 21-25 (split_slices(), common/split_sum.cuh) name two
+ * of their own: whole (one block a tile) and split-k (the split-k and large-split shapes).
+ * Rung 25 names split-b (B split before the product, split_b_first()):
  * whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its

@@ -5,7 +5,7 @@
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, and a host thread on each GPU where there are several, all
 #     bit-identical to sequential launches
-#   - every launch path taken (contract_NN paths): for the rungs with several (13-23), shapes
+#   - every launch path taken (contract_NN paths): for the rungs with several (13-25), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
 # GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
@@ -55,15 +55,16 @@ one_rung() {
   # 128x256 on 132 SMs, all shared out by stream-K (15, K = 256) or cut by the uneven tail (18,
   # K = 512: the shortest K that takes it; racecheck's time grows with M N K); rung 18
   # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 21: six tiles
-  # and K = 1000, split-K in four slices (22 runs the same common/mma_split_k.cuh).
+  # and K = 1000, split-K in four slices. Rungs 22-24 (each its own K loop): split-K with
+  # 16-byte copies or TMA (K = 1000) and with 4-byte copies (lda = K = 999).
   case "$name" in
     step14*) shapes="$shapes --mnk 128,256,8192" ;;
     step15*) shapes="$shapes --mnk 14848,512,256" ;;
     step18*) shapes="$shapes --mnk 14848,512,512 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
     step21*) shapes="$shapes --mnk 200,300,1000" ;;
-    # Rung 23: split-K with TMA (K = 1000) and with the producer's copies (lda = K = 999);
-    # B split before the product (M >= 2048), its reads of B on rows of 301 floats.
-    step23*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999 --mnk 2100,301,100" ;;
+    step2[2-4]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
+    # Rung 25: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
+    step25*) shapes="$shapes --mnk 2100,301,100" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -115,12 +116,10 @@ one_rung() {
 # Shapes (on a 132-SM H100/H200, for the last rung): few tiles and a long K (split-K), 64x128
 # whole tiles, 128x256 whole tiles, 200 tiles of 128x256 (stream-K), odd sizes, a short K,
 # 242 tiles of 128x256 (rung 18's uneven tail: four launches, three of them early), 64 tiles
-# of 64x128 with a long K (rung 18's small-tile slabs: five launches, four of them early),
-# 400 tiles of 128x128 with 16 K tiles of 64 (rung 22's stream-K: a cooperative launch, then
-# the whole tiles).
+# of 64x128 with a long K (rung 18's small-tile slabs: five launches, four of them early).
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
-contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096 2560x2560x1024"
+contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
 # Rungs 05-12 have one path (rung 10: two, textures where aligned): a small, an odd and an
@@ -145,7 +144,7 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-18, 21-23): capture-warm too.
+  # The rungs that keep a workspace per stream (14-18, 21-25): capture-warm too.
   case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
@@ -218,7 +217,7 @@ done
 # every rung's lines in order.
 # The rungs with the longest runs (racecheck on their own shapes, the most contract shapes)
 # start first, so that none of them is left alone at the end.
-first="step18 step15 step23 step14 step13 step16 step17"
+first="step18 step15 step25 step24 step23 step22 step14 step13 step16 step17"
 ordered() {
   local bin n
   for n in $first; do
