@@ -44,7 +44,7 @@ static inline cudaError_t launch_whole(int step, int b16, int small, const struc
 
 #ifdef SGEMM_LADDER_FFMA_STREAM_K_CUH
 /* Stream-K as rungs 15-17 run it: the shares, then the whole rounds before them. Without a
- * workspace (a stream capturing before its first launch) whole tiles, the same floats. *done :=
+ * workspace (no memory for one) whole tiles, the same floats. *done :=
  * 0 when the shares do not fit at once: then the caller runs another plan. */
 static inline cudaError_t run_stream_k(int step, int b16, const struct gemm_args *g,
                                        const struct sgemm_device *d, long long resident,
@@ -60,16 +60,16 @@ static inline cudaError_t run_stream_k(int step, int b16, const struct gemm_args
     err = launch_stream_k(step, b16, g, resident, large, work,
                           SGEMM_WORKSPACE_FLAGS(work, d->sms), stream, &launched,
                           &dp_tiles);
-    if (err == cudaSuccess && !launched) {
+    if (err == cudaSuccess && !launched) { /* the workspace unused: given back */
         *done = 0;
-        return cudaSuccess;
+        return sgemm_workspace_done(stream, work, cudaSuccess);
     }
     if (err == cudaSuccess && dp_tiles > 0) { /* the whole rounds before the shares */
         LARGE_WHOLE(b16)<<<(unsigned)dp_tiles, L_THREADS, SMEM_BYTES(L_STAGES, L_BM, L_BN),
                            stream>>>(GEMM_ARGS(g));
         err = cudaGetLastError();
     }
-    return err;
+    return sgemm_workspace_done(stream, work, err);
 }
 #endif
 

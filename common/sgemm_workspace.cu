@@ -53,6 +53,36 @@ static cudaError_t make_workspace(struct workspace *ws, cudaStream_t stream, siz
     return cudaSuccess;
 }
 
+/* The workspace a launch on a capturing stream made in the graph (this thread's, until that
+ * launch gives it back with sgemm_workspace_done()). */
+static thread_local void *graph_work = NULL;
+
+/* Where a capturing stream has no workspace: one made in the graph the capture builds, so that
+ * the captured launch takes the path a direct launch takes. cudaMallocAsync and the zero-fill
+ * become graph nodes (nothing is allocated now), and sgemm_workspace_done() adds the free
+ * after the launch's kernels: each replay allocates, zeroes and frees it in stream order. */
+static cudaError_t make_graph_workspace(cudaStream_t stream, size_t bytes, void **out)
+{
+    cudaError_t err = cudaMallocAsync(out, bytes, stream);
+    if (err == cudaSuccess && (err = cudaMemsetAsync(*out, 0, bytes, stream)) != cudaSuccess)
+        (void)cudaFreeAsync(*out, stream);
+    if (err != cudaSuccess) {
+        *out = NULL;
+        return err;
+    }
+    graph_work = *out;
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t sgemm_workspace_done(cudaStream_t stream, const void *work, cudaError_t err)
+{
+    if (work == NULL || work != graph_work)
+        return err;
+    graph_work = NULL;
+    const cudaError_t freed = cudaFreeAsync((void *)work, stream);
+    return err != cudaSuccess ? err : freed;
+}
+
 extern "C" cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes, void **out)
 {
     *out = NULL;
@@ -108,5 +138,7 @@ extern "C" cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes,
     if (found != NULL && found->bytes >= bytes)
         *out = found->base;
     pthread_mutex_unlock(&workspace_lock);
+    if (err == cudaSuccess && *out == NULL && capture == cudaStreamCaptureStatusActive)
+        err = make_graph_workspace(stream, bytes, out);
     return err;
 }

@@ -7,10 +7,14 @@
  * the first call that asks for it on that stream, zero-filled on the stream, and kept until
  * the process ends: a launcher never waits for the GPU, so it cannot know when freeing would
  * be safe, and a captured CUDA graph may use it at any later time. It is never made while
- * the stream is capturing: then the call gets NULL, as it does when the table of workspaces
- * is full or the stream's workspace is smaller than asked, and the rung takes a plan that
- * needs none. A rung that uses it must leave it as it found it where that matters (every
- * flag it raises cleared again), so that the next launch on the stream finds it clean.
+ * the stream is capturing: then the call gets one made in the graph instead (cudaMallocAsync
+ * and its zero-fill captured as graph nodes), which the launch gives back after its kernels
+ * with sgemm_workspace_done() (a free node), so that a captured launch takes the same path,
+ * and gives the same bits, as a direct one. The call gets NULL when the table of workspaces
+ * is full or the stream's workspace is smaller than asked (outside capture), and the rung
+ * takes a plan that needs none. A rung that uses it must leave it as it found it where that
+ * matters (every flag it raises cleared again), so that the next launch on the stream finds it
+ * clean.
  * Workspaces are keyed by the stream's handle (and the thread, for cudaStreamPerThread);
  * outside capture the stream's id confirms the key, so a new stream that got a destroyed
  * stream's handle gets a new workspace (the old one is kept: the old stream's launches may
@@ -48,8 +52,14 @@ extern "C" {
 #endif
 
 /* *out := the workspace of `stream` on the current device, at least `bytes` long (made now if
- * the stream has none and is not capturing), or NULL. Safe from concurrent host threads. */
+ * the stream has none and is not capturing; made in the graph if it is capturing), or NULL.
+ * Safe from concurrent host threads. */
 cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes, void **out);
+
+/* After the last kernel a launch queued with `work`: gives back a workspace made in a graph
+ * (cudaFreeAsync on the capturing stream); any other `work`, NULL included, is left alone.
+ * Returns err, or the free's error where err is cudaSuccess. */
+cudaError_t sgemm_workspace_done(cudaStream_t stream, const void *work, cudaError_t err);
 
 #ifdef __cplusplus
 }

@@ -19,8 +19,8 @@
  *      the slabs in order into C. The 128x256 tile keeps its speed (~83% of the FFMA peak, where
  *      64x128 slices reach ~68%): ffma_large_split() prices it beside the small split.
  *   The workspace is one per stream (common/sgemm_workspace.h), made by the first launch on the
- *   stream that wants one and never while the stream is capturing: a captured first launch runs
- *   whole tiles, the same product rounded as one sum.
+ *   stream that wants one; a capture before it makes one in the graph (stream-ordered nodes),
+ *   given back after the kernels (sgemm_workspace_done()): a captured call splits as a direct one.
  *
  * Why the hardware rewards it
  *   Split-K trades bytes (each slice's partial sums through L2) for more, shorter blocks, so that
@@ -85,10 +85,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                 return err;
         }
         if (work != NULL && use_large)
-            return launch_slices(14, b16, &g, large_slices, large, work, 0, stream);
+            return sgemm_workspace_done(
+                stream, work, launch_slices(14, b16, &g, large_slices, large, work, 0, stream));
         if (work != NULL && slices > 1)
-            return launch_split_k(14, b16, &g, slices, small, work,
-                                  SGEMM_WORKSPACE_FLAGS(work, d.sms), stream);
+            return sgemm_workspace_done(stream, work,
+                                        launch_split_k(14, b16, &g, slices, small, work,
+                                                       SGEMM_WORKSPACE_FLAGS(work, d.sms), stream));
         return launch_whole(14, b16, 1, &g, small, stream);
     }
     return launch_whole(14, b16, 0, &g, large, stream);

@@ -105,10 +105,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                 return err;
         }
         if (work != NULL && use_large)
-            return launch_slices(15, b16, &g, large_slices, large, work, 0, stream);
+            return sgemm_workspace_done(
+                stream, work, launch_slices(15, b16, &g, large_slices, large, work, 0, stream));
         if (work != NULL && slices > 1)
-            return launch_split_k(15, b16, &g, slices, small, work,
-                                  SGEMM_WORKSPACE_FLAGS(work, d.sms), stream);
+            return sgemm_workspace_done(stream, work,
+                                        launch_split_k(15, b16, &g, slices, small, work,
+                                                       SGEMM_WORKSPACE_FLAGS(work, d.sms), stream));
         return launch_whole(15, b16, 1, &g, small, stream);
     }
     return launch_whole(15, b16, 0, &g, large, stream);

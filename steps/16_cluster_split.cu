@@ -102,7 +102,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             if (err != cudaSuccess || work != NULL)
                 return err != cudaSuccess
                            ? err
-                           : launch_slices(16, b16, &g, large_slices, large, work, 0, stream);
+                           : sgemm_workspace_done(stream, work,
+                                                  launch_slices(16, b16, &g, large_slices, large,
+                                                                work, 0, stream));
         }
         if (slices > 1) /* NEW: in clusters, no workspace needed */
             return launch_cluster_split(16, b16, &g, slices, small, 0, stream);

@@ -100,7 +100,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             if (err != cudaSuccess || work != NULL)
                 return err != cudaSuccess
                            ? err
-                           : launch_slices(17, b16, &g, large_slices, large, work, 0, stream);
+                           : sgemm_workspace_done(stream, work,
+                                                  launch_slices(17, b16, &g, large_slices, large,
+                                                                work, 0, stream));
         }
         if (slices > 1 || t) /* in clusters, no workspace needed */
             return launch_cluster_split(17, b16, &g, t ? t_slices : slices, t ? tiny : small, t,

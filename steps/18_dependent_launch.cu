@@ -250,7 +250,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     int short_kt = 0;
     const enum ffma_plan plan =
         ffma_choose_plan(&pr, FFMA_PLAN_STREAM_K | FFMA_PLAN_UNEVEN_TAIL, &short_kt); /* NEW */
-    /* Without a workspace (capturing, none made yet): whole tiles (stream-K: the same floats). */
+    /* Without a workspace (no memory for one): whole tiles (stream-K: the same floats). */
     float *work = NULL;
     if (plan == FFMA_UNEVEN_TAIL ||
         (plan == FFMA_STREAM_K && stream_k_fits(&d, f.resident))) {
@@ -259,7 +259,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         if (err != cudaSuccess || work == NULL)
             return err != cudaSuccess ? err : launch_whole_from(b16, 0, &g, large, stream);
         if (plan == FFMA_UNEVEN_TAIL) /* NEW */
-            return launch_uneven(b16, &g, large, d.sms, short_kt, work, stream, &launched);
+            return sgemm_workspace_done(
+                stream, work,
+                launch_uneven(b16, &g, large, d.sms, short_kt, work, stream, &launched));
         err = launch_stream_k(18, b16, &g, f.resident, large, work,
                               SGEMM_WORKSPACE_FLAGS(work, d.sms), stream, &launched, &dp_tiles);
         if (err != cudaSuccess || launched) {
@@ -268,8 +270,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                    SMEM_BYTES(L_STAGES, L_BM, L_BN), stream>>>(GEMM_ARGS(&g), 0);
                 err = cudaGetLastError();
             }
-            return err;
+            return sgemm_workspace_done(stream, work, err);
         }
+        /* the shares did not fit: the workspace unused, given back */
+        if ((err = sgemm_workspace_done(stream, work, cudaSuccess)) != cudaSuccess)
+            return err;
     }
     if (plan == FFMA_WHOLE_SMALL) {
         long long cost = 0, t_cost = 0;
@@ -290,8 +295,10 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             if (err != cudaSuccess || work != NULL)
                 return err != cudaSuccess
                            ? err
-                           : launch_slabs(b16, &g, use_small ? small_slices : large_slices,
-                                          use_small ? small : large, use_small, work, stream);
+                           : sgemm_workspace_done(
+                                 stream, work,
+                                 launch_slabs(b16, &g, use_small ? small_slices : large_slices,
+                                              use_small ? small : large, use_small, work, stream));
         }
         if (slices > 1 || t) /* in clusters, no workspace needed */
             return launch_cluster_split(18, b16, &g, t ? t_slices : slices, t ? tiny : small, t,

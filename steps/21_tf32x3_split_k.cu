@@ -14,8 +14,7 @@
  *   (SUM_KERNEL_COST), all in common/plan_costs.h, and keeps the cheapest s (1: no split).
  *   Examples on 132 SMs: 64 tiles of 16 K tiles (1024^3): 2 slices, 128 blocks of 8; 144 tiles
  *   of 24 (1536^3): 3, four rounds of 8 K tiles instead of two of 24, the second nearly empty.
- *   Where the stream's workspace is not there (a stream that captures before its first
- *   launch, or no memory for it), whole tiles run.
+ *   Where there is no memory for the stream's workspace, whole tiles run.
  *
  * Why the hardware rewards it
  *   Time is set by the busiest SM: 64 blocks of 16 K tiles take 16 K tiles' time on 64 SMs; 128
@@ -74,8 +73,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         split_slices(s.tiles, K, f.deep ? BK_DEEP : BK_LOW, d.sms, &split_cost);
     float *work = NULL;
     if (slices > 1) {
-        /* NULL while the stream captures before its first launch (or with no memory for it):
-         * then the whole tiles, which need none. */
+        /* NULL where there is no memory for it: then the whole tiles, which need none. */
         err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
@@ -86,8 +84,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                              ldc, stream);
     }
     sgemm_trace(21, "split-k", M, N, K, s.tiles * slices, slices);
-    return launch_slices<tf32x3_products>(f.deep, &s, slices, work, M, N, K, alpha, A, lda, B, ldb,
-                                          beta, C, ldc, stream);
+    /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
+    return sgemm_workspace_done(stream, work,
+                                launch_slices<tf32x3_products>(f.deep, &s, slices, work, M, N, K,
+                                                               alpha, A, lda, B, ldb, beta, C,
+                                                               ldc, stream));
 }
 
 extern "C" const struct step step_21 = {

@@ -223,8 +223,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     int slices = split_slices(tiles, K, BK, d.sms, &split_cost);
     float *work = NULL;
     if (slices > 1) {
-        /* NULL while the stream captures before its first launch (or with no memory for it):
-         * then the whole tiles, which need none. */
+        /* NULL where there is no memory for it: then the whole tiles, which need none. */
         err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
@@ -237,7 +236,10 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         return err;
     }
     sgemm_trace(22, "split-k", M, N, K, tiles * slices, slices);
-    return launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream);
+    /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
+    return sgemm_workspace_done(
+        stream, work,
+        launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream));
 }
 
 extern "C" const struct step step_22 = {

@@ -186,10 +186,18 @@ static __global__ void __launch_bounds__(THREADS, 1)
     unsigned a0[K8_STEPS][2][4], a1[K8_STEPS][2][4];
     if (k_tiles > 0)
         prepare(0, a0);
-    for (int kt = 0; kt < k_tiles; kt += 2) {
-        multiply(kt, a0, a1, 1, 0);
-        if (kt + 1 < k_tiles)
-            multiply(kt + 1, a1, a0, 0, 1);
+    if (k_tiles < SHORT_K_TILES) { /* a short K: a chunk a tile (common/wgmma.cuh) */
+        for (int kt = 0; kt < k_tiles; kt += 2) {
+            multiply(kt, a0, a1, 1, 1);
+            if (kt + 1 < k_tiles)
+                multiply(kt + 1, a1, a0, 1, 1);
+        }
+    } else {
+        for (int kt = 0; kt < k_tiles; kt += 2) {
+            multiply(kt, a0, a1, 1, 0);
+            if (kt + 1 < k_tiles)
+                multiply(kt + 1, a1, a0, 0, 1);
+        }
     }
     cp_async_wait_all(); /* only empty groups are left; none may outlive the block */
     finish_tile<1>((float *)raw, tid, row0, acc, slices, work, M, N, K, alpha, A, lda, B, ldb,
@@ -249,8 +257,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     int slices = split_slices(tiles, K, BK, d.sms, &split_cost);
     float *work = NULL;
     if (slices > 1) {
-        /* NULL while the stream captures before its first launch (or with no memory for it):
-         * then the whole tiles, which need none. */
+        /* NULL where there is no memory for it: then the whole tiles, which need none. */
         err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
         if (err != cudaSuccess)
             return err;
@@ -263,7 +270,10 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         return err;
     }
     sgemm_trace(23, "split-k", M, N, K, tiles * slices, slices);
-    return launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream);
+    /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
+    return sgemm_workspace_done(
+        stream, work,
+        launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream));
 }
 
 extern "C" const struct step step_23 = {

@@ -3,8 +3,9 @@
 # Each tests/defects/NN_<what>.patch plants one defect (its first lines: "rung: N", "caught by:
 # check [racecheck]", "what: ..."). For each: a scratch copy of the tree under build/defects/,
 # the patch applied, the rung built, then its check matrix (bin/stepNN --check) and, where the
-# patch names it, compute-sanitizer racecheck on small odd shapes. A defect is caught when one
-# of them fails. Prints a table; exits 0 only when every defect was caught.
+# patch names it, compute-sanitizer racecheck on small odd shapes, or the launch contract's
+# capture on random inputs (capture-random). A defect is caught when one of them fails.
+# Prints a table; exits 0 only when every defect was caught.
 # --dry-run: only that every patch still applies to this tree (no GPU; a host test runs it).
 # Needs a GPU otherwise (exit 77 without one).
 set -uo pipefail
@@ -49,7 +50,10 @@ for p in "$@"; do
   rm -rf "$dir"
   mkdir -p "$dir"
   tar cf - --exclude=./build --exclude=./bin --exclude=./.git . | tar xf - -C "$dir"
-  if ! (cd "$dir" && patch -p1 -s <"$OLDPWD/$p" && make "bin/step$rung" >build.log 2>&1); then
+  targets="bin/step$rung"
+  case " $tools " in *" capture-random "*) targets="$targets build/tests/contract_$rung" ;; esac
+  # shellcheck disable=SC2086
+  if ! (cd "$dir" && patch -p1 -s <"$OLDPWD/$p" && make $targets >build.log 2>&1); then
     echo "FAIL $name: the patched rung does not build ($dir/build.log)"
     bad=1
     continue
@@ -58,6 +62,10 @@ for p in "$@"; do
   for tool in $tools; do
     case $tool in
       check) timeout 600 "$bin" --check --quiet >"$dir/check.log" 2>&1 ;;
+      # the launch contract's cold capture on random floats (tests/gpu_contract.c), at a
+      # split-K shape
+      capture-random) timeout 120 "$dir/build/tests/contract_$rung" capture-random 256 256 4096 \
+        >"$dir/$tool.log" 2>&1 ;;
       *) # shellcheck disable=SC2086
         timeout 600 "$sanitizer" --tool "$tool" --error-exitcode 99 "$bin" --no-check --no-time \
           --quiet $small >"$dir/$tool.log" 2>&1 ;;

@@ -120,6 +120,9 @@ one_rung() {
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
 contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
+# capture-random's: split-K (few tiles, a long K), stream-K and the large tiles' split, rung 25's
+# B split (M >= 2048), odd sizes.
+contract_random_shapes="256x256x4096 1024x1024x1024 2560x2560x256 2048x2048x512 1000x1000x999"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
 # Rungs 05-12 have one path (rung 10: two, textures where aligned): a small, an odd and an
@@ -144,11 +147,15 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-18, 21-25): capture-warm too.
-  case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm streams threads devices" ;; esac
+  # The rungs that keep a workspace per stream (14-18, 21-25): capture-warm too, and
+  # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
+  # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split).
+  case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
-    for shape in $shapes; do
+    local mode_shapes=$shapes
+    [ "$mode" = capture-random ] && mode_shapes=$contract_random_shapes
+    for shape in $mode_shapes; do
       log=$logdir/$name.contract.$mode.$shape.log
       # shellcheck disable=SC2086
       timeout -k 10 "$contract_timeout" "$bin" "$mode" ${shape//x/ } >"$log" 2>&1
