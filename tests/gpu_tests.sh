@@ -155,6 +155,11 @@ contract_tests() {
     passed=""
     local mode_shapes=$shapes
     [ "$mode" = capture-random ] && mode_shapes=$contract_random_shapes
+    if [ -z "$mode_shapes" ]; then # a list not exported to this shell would skip a mode unseen
+      echo "FAIL $name contract $mode: no shapes to run it at"
+      bad=1
+      continue
+    fi
     for shape in $mode_shapes; do
       log=$logdir/$name.contract.$mode.$shape.log
       # shellcheck disable=SC2086
@@ -211,7 +216,7 @@ contract_tests() {
   return "$bad"
 }
 export -f below_cc one_rung contract_tests
-export sanitizer logdir contract_dir contract_timeout contract_shapes contract_small_shapes \
+export sanitizer logdir contract_dir contract_timeout contract_shapes contract_random_shapes contract_small_shapes \
   contract_mid_shapes
 
 for bin in "$@"; do

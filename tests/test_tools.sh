@@ -453,6 +453,10 @@ echo "========= ERROR SUMMARY: 0 errors"
     run_capture out rc with_gpu FAKE_PATHS=never "$ROOT/tests/gpu_tests.sh" "$g/bin/step14"
     check_exit "gpu_tests: a launch path that never ran fails" 1 "$rc"
     check_contains "gpu_tests: names the path" "$out" "FAIL step14 contract paths (exit 1): never ran: stream-k (SMs=132;"
+    # a workspace rung's cold capture on random floats, at its own shapes (in the parallel jobs'
+    # shells too: the list is exported)
+    check_contains "gpu_tests: a workspace rung's capture-random" "$out" \
+        "ok   step14 contract capture-random: 256x256x4096 1024x1024x1024 2560x2560x256 2048x2048x512 1000x1000x999"
     run_capture out rc with_gpu FAKE_PATHS=one "$ROOT/tests/gpu_tests.sh" "$g/bin/step01"
     check_exit "gpu_tests: a rung of one path passes" 0 "$rc"
     check_contains "gpu_tests: says so" "$out" "ok   step01 contract paths: one path"
