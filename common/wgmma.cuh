@@ -25,7 +25,7 @@
 
 #include "sgemm_common.h"   /* sgemm_aligned16 */
 #include "cp_async.cuh"     /* cp_async_4, cp_async_16, commit, wait */
-#include "sequential_dot.cuh"
+#include "c_tile.cuh"       /* write_c_tile */
 #include "split_sum.cuh"    /* SPLIT_TILE */
 
 /* ---- The tile ---- */
@@ -358,48 +358,8 @@ static __device__ __forceinline__ void finish_tile(float *c_tile, int ctid, int 
             *(float2 *)(c_tile + (row0 + 8 * h) * C_LD + 8 * j + 2 * t) =
                 make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
     asm volatile("bar.sync %0, %1;\n" ::"n"(BARRIER), "n"(2 * WG) : "memory");
-    const int c4 = ctid % (BN / 4), r0 = ctid / (BN / 4);
-    const int rows_per_pass = 2 * WG / (BN / 4), col = n0 + 4 * c4;
-    const int vec = ldc % 4 == 0 && (uintptr_t)C % 16 == 0 && col + 3 < N;
-    int redo = 0;
-#pragma unroll 8
-    for (int p = 0; p < BM / rows_per_pass; ++p) {
-        const int row = m0 + r0 + p * rows_per_pass;
-        if (row >= M)
-            break;
-        const float4 v = *(const float4 *)(c_tile + (r0 + p * rows_per_pass) * C_LD + 4 * c4);
-        float *cp = C + (size_t)row * ldc + col;
-        if (vec && isfinite(v.x) && isfinite(v.y) && isfinite(v.z) && isfinite(v.w)) {
-            float4 out = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
-            if (beta != 0.0f) {
-                const float4 old = *(const float4 *)cp;
-                out = make_float4(out.x + beta * old.x, out.y + beta * old.y,
-                                  out.z + beta * old.z, out.w + beta * old.w);
-            }
-            *(float4 *)cp = out;
-        } else {
-            const float e[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                if (col + q >= N)
-                    continue;
-                if (!isfinite(e[q]))
-                    redo = 1;
-                else
-                    cp[q] = (beta == 0.0f) ? alpha * e[q] : alpha * e[q] + beta * cp[q];
-            }
-        }
-    }
-    /* Rare: the loop stays rolled (a K loop in each of 64 copies would only bloat the kernel). */
-#pragma unroll 1
-    for (int e = 0; redo && e < 4 * (BM / rows_per_pass); ++e) {
-        const int lr = r0 + (e / 4) * rows_per_pass, row = m0 + lr, cq = col + e % 4;
-        if (row >= M || cq >= N || isfinite(c_tile[lr * C_LD + 4 * c4 + e % 4]))
-            continue;
-        const float v = sequential_dot(A, lda, B, ldb, K, row, cq);
-        float *cp = C + (size_t)row * ldc + cq;
-        *cp = (beta == 0.0f) ? alpha * v : alpha * v + beta * *cp;
-    }
+    write_c_tile<BM, BN, C_LD, 2 * WG>(c_tile, ctid, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                       m0, n0);
 }
 
 #endif /* sm_90a */
