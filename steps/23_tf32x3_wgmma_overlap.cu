@@ -33,7 +33,7 @@
  *   barriers a tile remain: the warpgroup that finishes its share of the split first waits for
  *   the other before it may issue, and every thread still both splits and issues.
  *   1.15-1.69 u against FP64 (cuBLAS 4.5-5.9 u); rms 4.6-5.0e-7 (rung 22: 2.5-3.7e-7; cuBLAS
- *   5.7e-7-1.6e-6). 236 and 241 registers, 0 spills.
+ *   5.7e-7-1.6e-6). 231 and 235 registers, 0 spills.
  *
  * Build: wgmma exists only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere the kernel is
  *   __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
