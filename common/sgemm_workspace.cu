@@ -61,13 +61,9 @@ static thread_local void *graph_work = NULL;
  * the captured launch takes the path a direct launch takes. cudaMallocAsync and the zero-fill
  * become graph nodes (nothing is allocated now), and sgemm_workspace_done() adds the free
  * after the launch's kernels: each replay allocates, zeroes and frees it in stream order. */
-static cudaError_t make_graph_workspace(int device, cudaStream_t stream, size_t bytes, void **out)
+static cudaError_t make_graph_workspace(cudaStream_t stream, size_t bytes, void **out)
 {
-    int pools = 0; /* a device without stream-ordered allocation: none (the rung needs none) */
-    cudaError_t err = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
-    if (err != cudaSuccess || !pools)
-        return err;
-    err = cudaMallocAsync(out, bytes, stream);
+    cudaError_t err = cudaMallocAsync(out, bytes, stream);
     if (err == cudaSuccess && (err = cudaMemsetAsync(*out, 0, bytes, stream)) != cudaSuccess)
         (void)cudaFreeAsync(*out, stream);
     if (err != cudaSuccess) {
@@ -143,6 +139,6 @@ extern "C" cudaError_t sgemm_stream_workspace(cudaStream_t stream, size_t bytes,
         *out = found->base;
     pthread_mutex_unlock(&workspace_lock);
     if (err == cudaSuccess && *out == NULL && capture == cudaStreamCaptureStatusActive)
-        err = make_graph_workspace(device, stream, bytes, out);
+        err = make_graph_workspace(stream, bytes, out);
     return err;
 }

@@ -11,9 +11,8 @@
  * and its zero-fill captured as graph nodes), which the launch gives back after its kernels
  * with sgemm_workspace_done() (a free node), so that a captured launch takes the same path,
  * and gives the same bits, as a direct one. The call gets NULL when the table of workspaces
- * is full or the stream's workspace is smaller than asked (outside capture), or when a
- * capturing stream's device has no stream-ordered allocation, and the rung takes a plan that
- * needs none. A rung that uses it must leave it as it found it where that
+ * is full or the stream's workspace is smaller than asked (outside capture), and the rung
+ * takes a plan that needs none. A rung that uses it must leave it as it found it where that
  * matters (every flag it raises cleared again), so that the next launch on the stream finds it
  * clean.
  * Workspaces are keyed by the stream's handle (and the thread, for cudaStreamPerThread);
