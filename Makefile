@@ -243,6 +243,20 @@ $(ALL_RUNGS_BIN): $(BUILD)/tests/all_rungs.o $(STEP_OBJS) $(COMMON_OBJS) $(NVCC_
 	@$(NVCC) $(GENCODE) -o $@ $(filter %.o,$^) -lpthread
 all: $(ALL_RUNGS_BIN)
 
+# bin/ladder: the harness linked with every rung: each point's inputs drawn once and every
+# rung timed on them beside cuBLAS, in one process (make all-bench; --steps picks rungs).
+LADDER_BIN := $(BIN)/ladder
+$(BUILD)/harness/main_ladder.o: harness/main.c $(wildcard harness/*.h) common/step.h $(CC_FLAGS_STAMP) $(RUNGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC    $< (every rung)"
+	@scripts/logged.sh $(BUILD)/harness/main_ladder.log $(CC) $(ALL_CFLAGS) \
+	    -DRUNG_LIST='$(foreach n,$(STEP_NUMS),X($(n)))' -c $< -o $@
+$(LADDER_BIN): $(BUILD)/harness/main_ladder.o $(STEP_OBJS) $(HARNESS_OBJS) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  LINK  $@"
+	@$(NVCC) $(GENCODE) -o $@ $(filter %.o,$^) $(ALL_LDLIBS)
+all: $(LADDER_BIN)
+
 # ---- look inside a rung
 diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN))
 	$(if $(NN),,$(error $@ needs step=N, e.g. make step=5 $@))

@@ -318,6 +318,11 @@ enum args_result parse_args(int argc, char **argv, struct options *o, char *err,
             if (v[0] == '\0' || v[0] == '-' || *end != '\0' || errno != 0)
                 return fail(err, errlen, "--seed '%s': expected a whole number 0..2^64-1", v);
             seed_given = 1;
+        } else if (strcmp(a, "--steps") == 0) {
+            if (!(v = value_of(argc, argv, &i)) ||
+                (o->nsteps = parse_int_list(v, ',', 1, MAX_STEPS, o->steps, MAX_STEPS)) < 1)
+                return fail(err, errlen, "--steps needs rung numbers 1..%d separated by commas, "
+                            "e.g. --steps 1,18,25", MAX_STEPS);
         } else if (strcmp(a, "--reps") == 0) {
             if (!(v = value_of(argc, argv, &i)) || parse_int(v, 1, 1000000, &o->reps) != 0)
                 return fail(err, errlen, "--reps needs an integer 1..1000000");
@@ -388,7 +393,8 @@ void print_usage(const char *prog, void *file)
 {
     fprintf((FILE *)file,
             "usage: %s [options]\n"
-            "Checks one rung of the SGEMM ladder against cuBLAS, then times it beside cuBLAS.\n"
+            "Checks rungs of the SGEMM ladder against cuBLAS, then times them beside cuBLAS:\n"
+            "bin/stepNN runs rung NN; bin/ladder every rung, each point's inputs drawn once.\n"
             "\n"
             "  --sizes A,B,...        square sizes to time (default 1024,2048,4096)\n"
             "  --sweep FROM:TO:STEP   square sizes FROM, FROM+STEP, ... up to TO\n"
@@ -413,6 +419,8 @@ void print_usage(const char *prog, void *file)
             "  --csv FILE             append one CSV row per measured point\n"
             "  --anchors FILE         also time cuBLAS TF32 and 3xTF32 composed from cuBLAS at each\n"
             "                         point (Part II's references), one CSV row per point to FILE\n"
+            "  --steps A,B,...        the rungs to run, in this order (bin/ladder; default every\n"
+            "                         rung it has; bin/stepNN runs its own alone)\n"
             "  --device N             CUDA device to use (default 0)\n"
             "  --quiet                no table on stdout\n"
             "  --help                 this text\n"

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #define MAX_SHAPES 512
+#define MAX_STEPS 99
 
 /* One product C (M x N) = A (M x K) B (K x N), row-major, with its leading dimensions:
  * lda >= K, ldb >= N, ldc >= N (equal for tightly packed matrices), and how many floats past
@@ -30,6 +31,8 @@ struct options {
     const char *anchors_csv; /* --anchors: time cuBLAS TF32 and 3xTF32 too, rows here */
     int random;              /* --random N: the last N shapes are random_shape(seed, 0..N-1) */
     unsigned long long seed; /* --seed S (default 1) */
+    int steps[MAX_STEPS];    /* --steps: the rungs to run (bin/ladder), in order */
+    int nsteps;              /* 0: every rung the program has */
 };
 
 enum args_result { ARGS_OK = 0, ARGS_HELP = 1, ARGS_ERROR = -1 };

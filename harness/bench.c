@@ -1,4 +1,5 @@
-/* bench.c - one timed point: warm-up, interleaved batches, statistics, verification. */
+/* bench.c - one timed point for one or more rungs: exact mode, warm-up, interleaved batches,
+ * statistics, verification against cuBLAS and FP64. */
 #include "bench.h"
 
 #include <math.h>
@@ -40,14 +41,13 @@ size_t bench_bytes_needed(const struct shape *s, int anchors)
 {
     const size_t mk = (size_t)s->m * s->lda, kn = (size_t)s->k * s->ldb;
     const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
-    /* A, B and two C in float; later, with those freed, A, B and one tight C in double for the
-     * FP64 reference: the larger of the two */
+    /* A, B and two C in float for the whole point; beside them, for a while, A, B and one
+     * tight C in double for the FP64 reference, or the buffers of the anchors */
     const size_t floats =
         sizeof(float) * (mk + kn + 2 * mn + s->a_off + s->b_off + 2 * (size_t)s->c_off);
     const size_t doubles = sizeof(double) * (mk + kn + tight_mn);
-    const size_t most = floats > doubles ? floats : doubles;
     const size_t extra = anchors ? anchors_bytes(s->m, s->n, s->k, s->lda, s->ldb, s->ldc) : 0;
-    return extra > most ? extra : most;
+    return floats + (extra > doubles ? extra : doubles);
 }
 
 static void *host_alloc(size_t count, size_t size)
@@ -70,44 +70,105 @@ static void download(float *host, const float *dev, size_t count)
     CUDA_CHECK(cudaMemcpy(host, dev, count * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
+/* What one point holds for all its rungs: the operands on both sides, cuBLAS's outputs, the
+ * FP64 reference. */
+struct point {
+    const struct shape *s;
+    size_t mk, kn, mn, tight_mn;
+    float *ha, *hb;              /* the host operands (integer, then the timed inputs) */
+    float *da, *db, *dc, *dref;  /* the allocations; the pointers below are offset into them */
+    struct gemm_ctx rung, blas;  /* rung.st is set per rung */
+    float *c0, *want;            /* exact mode: C before, cuBLAS's C after */
+    float *ref;                  /* cuBLAS's C on the timed inputs */
+    double *c64, *abs_ab;        /* FP64: A B and |A||B| (tight, ld n) */
+    float *abs_ab32;
+};
+
+static void point_open(struct point *p, const struct shape *s, struct timer *t, cublasHandle_t h)
+{
+    memset(p, 0, sizeof *p);
+    p->s = s;
+    p->mk = (size_t)s->m * s->lda;
+    p->kn = (size_t)s->k * s->ldb;
+    p->mn = (size_t)s->m * s->ldc;
+    p->tight_mn = (size_t)s->m * s->n;
+    p->ha = host_floats(p->mk);
+    p->hb = host_floats(p->kn);
+    /* Each operand s->x_off floats past the allocation's (aligned) start: --random's shapes
+     * give the rung the 4-byte-aligned pointers a caller may pass. */
+    p->da = gpu_alloc_floats(p->mk + s->a_off);
+    p->db = gpu_alloc_floats(p->kn + s->b_off);
+    p->dc = gpu_alloc_floats(p->mn + s->c_off);
+    p->dref = gpu_alloc_floats(p->mn + s->c_off);
+    const struct gemm_ctx g = {NULL, h, s->m, s->n, s->k, s->lda, s->ldb, s->ldc,
+                               p->da + s->a_off, p->db + s->b_off, NULL, t->stream};
+    p->rung = g;
+    p->rung.c = p->dc + s->c_off;
+    p->blas = g;
+    p->blas.c = p->dref + s->c_off;
+}
+
+static void point_close(struct point *p)
+{
+    gpu_free(p->da);
+    gpu_free(p->db);
+    gpu_free(p->dc);
+    gpu_free(p->dref);
+    free(p->ha);
+    free(p->hb);
+    free(p->c0);
+    free(p->want);
+    free(p->ref);
+    free(p->c64);
+    free(p->abs_ab);
+    free(p->abs_ab32);
+}
+
 /*
  * Exact mode at the timed shape, before the timing: small-integer A, B and C0 with alpha 0.5
- * and beta 2 make every product, sum and scaling exact in float (|sum| <= 4K < 2^24), so the
+ * and beta 2 make every product, sum and scaling exact in float (|sum| <= 4K < 2^24), so a
  * rung must equal cuBLAS bit for bit whatever its summation order; a dropped K tile, a slice
- * counted twice or beta applied twice shows as a wrong integer.  Uses the timed buffers.
+ * counted twice or beta applied twice shows as a wrong integer.  exact_inputs draws them and
+ * runs cuBLAS once; check_exact runs one rung on them.
  */
-static void check_exact(const struct gemm_ctx *rung, float *dref, float *ha, float *hb,
-                        struct rng *rng, struct point_result *res)
+#define EXACT_ALPHA 0.5f
+#define EXACT_BETA 2.0f
+
+static void exact_inputs(struct point *p, struct rng *rng)
 {
-    const int m = rung->m, n = rung->n, k = rung->k;
-    const size_t mk = (size_t)m * rung->lda, kn = (size_t)k * rung->ldb, mn = (size_t)m * rung->ldc;
-    const float alpha = 0.5f, beta = 2.0f;
-    float *c0 = host_floats(mn), *got = host_floats(mn), *want = host_floats(mn);
-    fill_matrix(ha, m, k, rung->lda, FILL_SMALL_INTS, rng);
-    fill_matrix(hb, k, n, rung->ldb, FILL_SMALL_INTS, rng);
-    fill_matrix(c0, m, n, rung->ldc, FILL_SMALL_INTS, rng);
-    upload((float *)rung->a, ha, mk);
-    upload((float *)rung->b, hb, kn);
-    upload(rung->c, c0, mn);
-    upload(dref, c0, mn);
-    CUDA_CHECK(rung->st->launch(m, n, k, alpha, rung->a, rung->lda, rung->b, rung->ldb, beta,
-                                rung->c, rung->ldc, rung->stream));
-    ref_sgemm(rung->h, m, n, k, alpha, rung->a, rung->lda, rung->b, rung->ldb, beta, dref,
-              rung->ldc);
-    CUDA_CHECK(cudaStreamSynchronize(rung->stream));
+    const struct gemm_ctx *b = &p->blas;
+    p->c0 = host_floats(p->mn);
+    p->want = host_floats(p->mn);
+    fill_matrix(p->ha, b->m, b->k, b->lda, FILL_SMALL_INTS, rng);
+    fill_matrix(p->hb, b->k, b->n, b->ldb, FILL_SMALL_INTS, rng);
+    fill_matrix(p->c0, b->m, b->n, b->ldc, FILL_SMALL_INTS, rng);
+    upload((float *)b->a, p->ha, p->mk);
+    upload((float *)b->b, p->hb, p->kn);
+    upload(b->c, p->c0, p->mn);
+    ref_sgemm(b->h, b->m, b->n, b->k, EXACT_ALPHA, b->a, b->lda, b->b, b->ldb, EXACT_BETA, b->c,
+              b->ldc);
+    CUDA_CHECK(cudaStreamSynchronize(b->stream));
+    download(p->want, b->c, p->mn);
+}
+
+static void check_exact(struct point *p, const struct step *st, struct point_result *res)
+{
+    const struct gemm_ctx *r = &p->rung;
+    float *got = host_floats(p->mn);
+    upload(r->c, p->c0, p->mn);
+    CUDA_CHECK(st->launch(r->m, r->n, r->k, EXACT_ALPHA, r->a, r->lda, r->b, r->ldb, EXACT_BETA,
+                          r->c, r->ldc, r->stream));
+    CUDA_CHECK(cudaStreamSynchronize(r->stream));
     CUDA_CHECK(cudaGetLastError());
-    download(got, rung->c, mn);
-    download(want, dref, mn);
-    struct verify_result r;
-    verify_exact(m, n, got, rung->ldc, want, rung->ldc, &r);
-    res->exact_pass = r.pass;
-    if (!r.pass)
-        fprintf(stderr, "FAIL exact check M=%d N=%d K=%d (integer inputs, alpha 0.5, beta 2): "
-                "%lld wrong elements, first at (%d, %d): got %.9g, want %.9g\n", m, n, k, r.bad,
-                r.first_i, r.first_j, r.got, r.want);
-    free(c0);
+    download(got, r->c, p->mn);
+    struct verify_result v;
+    verify_exact(r->m, r->n, got, r->ldc, p->want, r->ldc, &v);
+    res->exact_pass = v.pass;
+    if (!v.pass)
+        fprintf(stderr, "FAIL exact check %s M=%d N=%d K=%d (integer inputs, alpha 0.5, beta 2): "
+                "%lld wrong elements, first at (%d, %d): got %.9g, want %.9g\n", st->slug, r->m,
+                r->n, r->k, v.bad, v.first_i, v.first_j, v.got, v.want);
     free(got);
-    free(want);
 }
 
 /* Widens a float matrix (ld) to double, |x| when `absolute`, and copies it to dev. */
@@ -120,76 +181,87 @@ static void to_device_double(double *dev, double *staging, const float *host, si
 }
 
 /*
- * After the timing, on the timed random inputs (the rung's C and cuBLAS's already on the host,
- * their device buffers freed): the FP64 product C64 = A B and |A||B| by cublasDgemm, then
- *   - the elementwise bound against cuBLAS's C (the `check` column: harness/verify.h);
- *   - the error of the rung, of cuBLAS and of a sequential float loop against C64
- *     (harness/precision.h), and the precision gate on them.
+ * The timed inputs (uniform in [-1, 1), or --inputs spread; alpha 1, beta 0), drawn once for
+ * every rung of the point: on the device, cuBLAS's output on them (the `check` column's
+ * reference), and the FP64 product C64 = A B and |A||B| by cublasDgemm (the precision columns).
  */
-static void verify_timed(cublasHandle_t h, int precision, const struct shape *s, const float *ha,
-                         const float *hb, const float *c, const float *ref,
-                         const struct anchor *tf32, const struct anchor *x3,
-                         struct point_result *res)
+static void timed_inputs(struct point *p, int inputs, struct rng *rng)
 {
-    const int m = s->m, n = s->n, k = s->k, lda = s->lda, ldb = s->ldb, ldc = s->ldc;
-    const size_t mk = (size_t)m * lda, kn = (size_t)k * ldb, tight_mn = (size_t)m * n;
-    const size_t staging_count = mk > kn ? mk : kn;
+    const struct shape *s = p->s;
+    const int m = s->m, n = s->n, k = s->k;
+    fill_matrix(p->ha, m, k, s->lda, inputs, rng);
+    fill_matrix(p->hb, k, n, s->ldb, inputs, rng);
+    upload((float *)p->blas.a, p->ha, p->mk);
+    upload((float *)p->blas.b, p->hb, p->kn);
+    p->ref = host_floats(p->mn);
+    CUDA_CHECK(run_cublas(&p->blas, p->blas.stream));
+    CUDA_CHECK(cudaStreamSynchronize(p->blas.stream));
+    download(p->ref, p->blas.c, p->mn);
 
+    const size_t staging_count = p->mk > p->kn ? p->mk : p->kn;
     double *staging = host_alloc(staging_count, sizeof(double));
-    double *d_a64 = (double *)gpu_alloc_floats(2 * mk), *d_b64 = (double *)gpu_alloc_floats(2 * kn);
-    double *d_c64 = (double *)gpu_alloc_floats(2 * tight_mn);
-    double *c64 = host_alloc(tight_mn, sizeof(double)), *abs_ab = host_alloc(tight_mn, sizeof(double));
-    to_device_double(d_a64, staging, ha, mk, 0);
-    to_device_double(d_b64, staging, hb, kn, 0);
-    ref_dgemm(h, m, n, k, d_a64, lda, d_b64, ldb, d_c64, n);
-    CUDA_CHECK(cudaMemcpy(c64, d_c64, tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
-    to_device_double(d_a64, staging, ha, mk, 1);
-    to_device_double(d_b64, staging, hb, kn, 1);
-    ref_dgemm(h, m, n, k, d_a64, lda, d_b64, ldb, d_c64, n);
-    CUDA_CHECK(cudaMemcpy(abs_ab, d_c64, tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
+    double *d_a64 = (double *)gpu_alloc_floats(2 * p->mk);
+    double *d_b64 = (double *)gpu_alloc_floats(2 * p->kn);
+    double *d_c64 = (double *)gpu_alloc_floats(2 * p->tight_mn);
+    p->c64 = host_alloc(p->tight_mn, sizeof(double));
+    p->abs_ab = host_alloc(p->tight_mn, sizeof(double));
+    to_device_double(d_a64, staging, p->ha, p->mk, 0);
+    to_device_double(d_b64, staging, p->hb, p->kn, 0);
+    ref_dgemm(p->blas.h, m, n, k, d_a64, s->lda, d_b64, s->ldb, d_c64, n);
+    CUDA_CHECK(cudaMemcpy(p->c64, d_c64, p->tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
+    to_device_double(d_a64, staging, p->ha, p->mk, 1);
+    to_device_double(d_b64, staging, p->hb, p->kn, 1);
+    ref_dgemm(p->blas.h, m, n, k, d_a64, s->lda, d_b64, s->ldb, d_c64, n);
+    CUDA_CHECK(cudaMemcpy(p->abs_ab, d_c64, p->tight_mn * sizeof(double), cudaMemcpyDeviceToHost));
     free(staging);
     gpu_free(d_a64);
     gpu_free(d_b64);
     gpu_free(d_c64);
+    p->abs_ab32 = host_floats(p->tight_mn);
+    for (size_t i = 0; i < p->tight_mn; i++)
+        p->abs_ab32[i] = (float)p->abs_ab[i];
+}
 
-    float *abs_ab32 = host_floats(tight_mn);
-    for (size_t i = 0; i < tight_mn; i++)
-        abs_ab32[i] = (float)abs_ab[i];
+/*
+ * After a rung's timing, its output c (on the host) against the point's references:
+ *   - the elementwise bound against cuBLAS's C (the `check` column: harness/verify.h);
+ *   - the error of the rung, of cuBLAS and of a sequential float loop against C64
+ *     (harness/precision.h), and the precision gate on them.
+ */
+static void verify_timed(const struct point *p, const struct step *st, const float *c,
+                         struct point_result *res)
+{
+    const struct shape *s = p->s;
+    const int m = s->m, n = s->n, k = s->k, ldc = s->ldc;
     struct verify_result r;
-    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, ref, ldc, abs_ab32, n, NULL, 0, 1.0,
-                 verify_product_rel(precision), &r);
+    verify_bound(m, n, k, 1.0f, 0.0f, c, ldc, p->ref, ldc, p->abs_ab32, n, NULL, 0, 1.0,
+                 verify_product_rel(st->precision), &r);
     res->rel_err = r.rel_fro;
     res->pass = r.pass;
     if (!r.pass)
-        fprintf(stderr, "FAIL timed output M=%d N=%d K=%d: %lld wrong elements, first at (%d, %d): "
-                "got %.9g, want %.9g\n", m, n, k, r.bad, r.first_i, r.first_j, r.got, r.want);
+        fprintf(stderr, "FAIL timed output %s M=%d N=%d K=%d: %lld wrong elements, first at (%d, "
+                "%d): got %.9g, want %.9g\n", st->slug, m, n, k, r.bad, r.first_i, r.first_j,
+                r.got, r.want);
 
-    precision_measure(m, n, c, ldc, c64, abs_ab, &res->err);
-    precision_measure(m, n, ref, ldc, c64, abs_ab, &res->cublas_err);
-    if (tf32 && x3) {
-        precision_measure(m, n, tf32->c, ldc, c64, abs_ab, &res->tf32_err);
-        precision_measure(m, n, x3->c, ldc, c64, abs_ab, &res->x3_err);
-    }
+    precision_measure(m, n, c, ldc, p->c64, p->abs_ab, &res->err);
+    precision_measure(m, n, p->ref, ldc, p->c64, p->abs_ab, &res->cublas_err);
     const int samples = precision_samples(m, n, k);
     const int wi = res->err.worst_i, wj = res->err.worst_j; /* the rung's worst, sampled too */
-    precision_sequential(m, n, k, ha, lda, hb, ldb, c64, abs_ab, samples, wi, wj, &res->seq_err);
+    precision_sequential(m, n, k, p->ha, s->lda, p->hb, s->ldb, p->c64, p->abs_ab, samples, wi,
+                         wj, &res->seq_err);
     struct precision err_sampled;
-    precision_sampled(m, n, c, ldc, c64, abs_ab, samples, wi, wj, &err_sampled);
-    const double product_rel = verify_product_rel(precision);
+    precision_sampled(m, n, c, ldc, p->c64, p->abs_ab, samples, wi, wj, &err_sampled);
+    const double product_rel = verify_product_rel(st->precision);
     res->precision_pass = precision_gate(product_rel, &res->err, &err_sampled, &res->cublas_err,
                                          &res->seq_err);
     if (!res->precision_pass)
-        fprintf(stderr, "FAIL precision M=%d N=%d K=%d: the rung's error against FP64 is %.3g u "
-                "max, %.3g rms (cuBLAS %.3g u, %.3g); on %d sampled elements %.3g u, %.3g (a "
-                "sequential loop %.3g u, %.3g): over twice the worse reference, plus 2 u and "
-                "the %.3g u its precision class allows a product\n", m, n, k, res->err.max_u,
-                res->err.rms, res->cublas_err.max_u, res->cublas_err.rms, samples + (wi >= 0),
-                err_sampled.max_u, err_sampled.rms, res->seq_err.max_u, res->seq_err.rms,
-                product_rel / PRECISION_U);
-
-    free(abs_ab32);
-    free(c64);
-    free(abs_ab);
+        fprintf(stderr, "FAIL precision %s M=%d N=%d K=%d: the rung's error against FP64 is "
+                "%.3g u max, %.3g rms (cuBLAS %.3g u, %.3g); on %d sampled elements %.3g u, %.3g "
+                "(a sequential loop %.3g u, %.3g): over twice the worse reference, plus 2 u and "
+                "the %.3g u its precision class allows a product\n", st->slug, m, n, k,
+                res->err.max_u, res->err.rms, res->cublas_err.max_u, res->cublas_err.rms,
+                samples + (wi >= 0), err_sampled.max_u, err_sampled.rms, res->seq_err.max_u,
+                res->seq_err.rms, product_rel / PRECISION_U);
 }
 
 /*
@@ -218,47 +290,29 @@ static void power_phase(struct timer *t, gemm_fn fn, void *ctx, double est_ms, d
     telemetry_end(tel, n, elapsed_ms, out);
 }
 
-void bench_point(const struct step *st, const struct shape *s, const struct options *o,
-                 struct timer *t, cublasHandle_t h, struct telemetry *tel, struct rng *rng,
-                 struct point_result *res)
+/* One rung on the timed inputs: its C poisoned (NaN), warm-up, replays of the rung and cuBLAS
+ * in alternating batches, the power run, then its output verified. */
+static void time_rung(struct point *p, const struct step *st, const struct options *o,
+                      struct timer *t, struct telemetry *tel, struct point_result *res)
 {
-    const int m = s->m, n = s->n, k = s->k;
-    const size_t mk = (size_t)m * s->lda, kn = (size_t)k * s->ldb, mn = (size_t)m * s->ldc;
-    memset(res, 0, sizeof *res);
-    res->m = m;
-    res->n = n;
-    res->k = k;
-
-    float *ha = host_floats(mk), *hb = host_floats(kn);
-    /* Each operand s->x_off floats past the allocation's (aligned) start: --random's shapes
-     * give the rung the 4-byte-aligned pointers a caller may pass. */
-    float *da = gpu_alloc_floats(mk + s->a_off), *db = gpu_alloc_floats(kn + s->b_off);
-    float *dc = gpu_alloc_floats(mn + s->c_off), *dref = gpu_alloc_floats(mn + s->c_off);
-    float *a = da + s->a_off, *b = db + s->b_off, *c_rung = dc + s->c_off, *c_ref = dref + s->c_off;
-    struct gemm_ctx rung = {st, h, m, n, k, s->lda, s->ldb, s->ldc, a, b, c_rung, t->stream};
-    struct gemm_ctx blas = {st, h, m, n, k, s->lda, s->ldb, s->ldc, a, b, c_ref, t->stream};
-
-    check_exact(&rung, c_ref, ha, hb, rng, res);
-    /* Then the timed inputs (uniform in [-1, 1), or --inputs spread), alpha 1, beta 0. */
-    fill_matrix(ha, m, k, s->lda, o->inputs, rng);
-    fill_matrix(hb, k, n, s->ldb, o->inputs, rng);
-    upload(a, ha, mk);
-    upload(b, hb, kn);
+    struct gemm_ctx *rung = &p->rung, *blas = &p->blas;
+    rung->st = st;
+    CUDA_CHECK(cudaMemsetAsync(p->dc, 0xff, (p->mn + p->s->c_off) * sizeof(float), t->stream));
 
     /* Warm-up: module load, cuBLAS's heuristics and clocks out of the numbers. */
     for (int i = 0; i < TIMING_WARMUP_RUNS; i++) {
-        CUDA_CHECK(run_rung(&rung, t->stream));
-        CUDA_CHECK(run_cublas(&blas, t->stream));
+        CUDA_CHECK(run_rung(rung, t->stream));
+        CUDA_CHECK(run_cublas(blas, t->stream));
     }
     CUDA_CHECK(cudaStreamSynchronize(t->stream));
     float est_rung = 0, est_blas = 0;
-    timer_batch(t, run_rung, &rung, 1, &est_rung);
-    timer_batch(t, run_cublas, &blas, 1, &est_blas);
+    timer_batch(t, run_rung, rung, 1, &est_rung);
+    timer_batch(t, run_cublas, blas, 1, &est_blas);
 
     int cut = 0, reps = o->reps;
     if (reps == 0)
-        reps = replays_within_budget(replay_rule(m, n, k), est_rung > est_blas ? est_rung : est_blas,
-                                     o->budget_s, &cut);
+        reps = replays_within_budget(replay_rule(rung->m, rung->n, rung->k),
+                                     est_rung > est_blas ? est_rung : est_blas, o->budget_s, &cut);
     res->reps = reps;
     res->cut_short = cut;
 
@@ -268,42 +322,58 @@ void bench_point(const struct step *st, const struct shape *s, const struct opti
     batch = batch < 1 ? 1 : (batch > t->capacity ? t->capacity : batch);
     for (int done = 0; done < reps; done += batch) {
         const int count = (reps - done < batch) ? reps - done : batch;
-        timer_batch(t, run_rung, &rung, count, ms_rung + done);
-        timer_batch(t, run_cublas, &blas, count, ms_blas + done);
+        timer_batch(t, run_rung, rung, count, ms_rung + done);
+        timer_batch(t, run_cublas, blas, count, ms_blas + done);
     }
     stats_second_half(ms_rung, reps, &res->rung);
     stats_second_half(ms_blas, reps, &res->cublas);
-    power_phase(t, run_rung, &rung, res->rung.mean, o->power_s, tel, &res->tel_rung);
-    power_phase(t, run_cublas, &blas, res->cublas.mean, o->power_s, tel, &res->tel_cublas);
-
-    /* The outputs to the host and the float buffers freed before the FP64 reference allocates
-     * its own: the peak is the larger of the two sets, not their sum (bench_bytes_needed()). */
-    float *c = host_floats(mn), *ref = host_floats(mn);
-    download(c, c_rung, mn);
-    download(ref, c_ref, mn);
-    gpu_free(da);
-    gpu_free(db);
-    gpu_free(dc);
-    gpu_free(dref);
-    /* The references of Part II, in the memory the rung's buffers left. */
-    struct anchor tf32, x3;
-    memset(&tf32, 0, sizeof tf32);
-    memset(&x3, 0, sizeof x3);
-    if (o->anchors_csv) {
-        anchors_run(t, m, n, k, s->lda, s->ldb, s->ldc, ha, hb, reps, &tf32, &x3);
-        res->has_anchors = 1;
-        res->tf32 = tf32.t;
-        res->x3 = x3.t;
-    }
-    verify_timed(h, st->precision, s, ha, hb, c, ref, o->anchors_csv ? &tf32 : NULL,
-                 o->anchors_csv ? &x3 : NULL, res);
-    free(tf32.c);
-    free(x3.c);
-
-    free(c);
-    free(ref);
+    power_phase(t, run_rung, rung, res->rung.mean, o->power_s, tel, &res->tel_rung);
+    power_phase(t, run_cublas, blas, res->cublas.mean, o->power_s, tel, &res->tel_cublas);
     free(ms_rung);
     free(ms_blas);
-    free(ha);
-    free(hb);
+
+    float *c = host_floats(p->mn);
+    download(c, rung->c, p->mn);
+    verify_timed(p, st, c, res);
+    free(c);
+}
+
+void bench_point(const struct step *const *rungs, int count, const struct shape *s,
+                 const struct options *o, struct timer *t, cublasHandle_t h,
+                 struct telemetry *tel, struct rng *rng, struct point_result *res)
+{
+    struct point p;
+    for (int r = 0; r < count; r++) {
+        memset(&res[r], 0, sizeof res[r]);
+        res[r].m = s->m;
+        res[r].n = s->n;
+        res[r].k = s->k;
+    }
+    if (count <= 0)
+        return;
+    point_open(&p, s, t, h);
+    exact_inputs(&p, rng);
+    for (int r = 0; r < count; r++)
+        check_exact(&p, rungs[r], &res[r]);
+    timed_inputs(&p, o->inputs, rng);
+    for (int r = 0; r < count; r++)
+        time_rung(&p, rungs[r], o, t, tel, &res[r]);
+
+    /* The references of Part II, once, beside the last rung (its cuBLAS figure the ratio's). */
+    if (o->anchors_csv) {
+        struct point_result *last = &res[count - 1];
+        struct anchor tf32, x3;
+        memset(&tf32, 0, sizeof tf32);
+        memset(&x3, 0, sizeof x3);
+        anchors_run(t, s->m, s->n, s->k, s->lda, s->ldb, s->ldc, p.ha, p.hb, last->reps, &tf32,
+                    &x3);
+        last->has_anchors = 1;
+        last->tf32 = tf32.t;
+        last->x3 = x3.t;
+        precision_measure(s->m, s->n, tf32.c, s->ldc, p.c64, p.abs_ab, &last->tf32_err);
+        precision_measure(s->m, s->n, x3.c, s->ldc, p.c64, p.abs_ab, &last->x3_err);
+        free(tf32.c);
+        free(x3.c);
+    }
+    point_close(&p);
 }

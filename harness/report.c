@@ -12,13 +12,26 @@ static const char csv_header[] =
 
 const char *report_csv_header(void) { return csv_header; }
 
+/* The column names, after `lead` (the rung's column in the ladder's table, or nothing). */
+static void column_names(FILE *f, const char *lead)
+{
+    fprintf(f, "%s%6s %6s %6s %5s %9s %9s %9s %6s %7s %5s %7s %8s %8s %8s %5s\n", lead, "M", "N",
+            "K", "reps", "ms", "GFLOP/s", "cuBLAS", "ratio", "spread", "exact", "err u",
+            "cuBLAS u", "rms", "cuB rms", "check");
+}
+
 void report_table_header(FILE *f, const struct run_info *info)
 {
     fprintf(f, "rung %02d %s on %s (cc %d.%d)\n", info->step, info->slug, info->device,
             info->cc / 10, info->cc % 10);
-    fprintf(f, "%6s %6s %6s %5s %9s %9s %9s %6s %7s %5s %7s %8s %8s %8s %5s\n", "M", "N", "K",
-            "reps", "ms", "GFLOP/s", "cuBLAS", "ratio", "spread", "exact", "err u", "cuBLAS u",
-            "rms", "cuB rms", "check");
+    column_names(f, "");
+}
+
+void report_ladder_header(FILE *f, const struct run_info *info)
+{
+    fprintf(f, "the ladder on %s (cc %d.%d): each point's inputs drawn once, every rung timed "
+            "beside cuBLAS on them\n", info->device, info->cc / 10, info->cc % 10);
+    column_names(f, "rung                          ");
 }
 
 static const char *pass_word(int pass) { return pass ? "PASS" : "FAIL"; }

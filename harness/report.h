@@ -33,6 +33,8 @@ struct point_result {
 
 void report_table_header(FILE *f, const struct run_info *info);
 void report_table_row(FILE *f, const struct point_result *p);
+/* The table's header for several rungs (bin/ladder): each row then starts with its rung. */
+void report_ladder_header(FILE *f, const struct run_info *info);
 
 /* The CSV header line (with newline); results/NOTES.md ("Reading the output") explains it. */
 const char *report_csv_header(void);

@@ -48,6 +48,7 @@ run "sweep, inspect and profile-table scripts" tests/test_tools.sh
 if [ "$host_only" -eq 0 ]; then
   run "plots and README table" tests/test_plots.sh
   # shellcheck disable=SC2086 # GPU_TEST_BINS is a glob
+  run "GPU: bin/ladder, every rung in one process" tests/ladder_run.sh
   run "GPU: check matrix, compute-sanitizer, launch contract" tests/gpu_tests.sh ${GPU_TEST_BINS:-bin/step*}
 fi
 
