@@ -112,6 +112,62 @@ SH
     cp "$FIX/inspect/ptxas.log" "$T/build/03_gamma.log"
 }
 
+# make_fake_ladder: bin/ladder as the sweep calls it: one CSV row per point and rung of
+# --steps, from --sizes, or a --shapes file (whose lines it checks as the harness does,
+# loosely: exit 2 and "FILE:LINE: ...") and --random; the rungs in FAKE_SKIP skipped with the
+# harness's line (exit 77 when none is left); FAKE_EXIT (the square sets) and
+# FAKE_SHAPES_EXIT (with --shapes) set its exit status; a point is cut short when --budget is
+# under 3600 and the size at least 4096; every call's arguments go to calls.log.
+make_fake_ladder() {
+    cat >"$T/bin/ladder" <<'SH'
+#!/usr/bin/env bash
+echo "ladder $*" >>"${0%/bin/*}/calls.log"
+steps="" sizes="" csv="" shapes="" help=0 anchors="" random=0 budget=2
+while (($#)); do
+    case $1 in --steps) steps=$2; shift ;; --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;;
+    --shapes) shapes=$2; shift ;; --help) help=1 ;; --anchors) anchors=$2; shift ;;
+    --random) random=$2; shift ;; --budget) budget=$2; shift ;; --seed) shift ;; esac
+    shift
+done
+points=()
+if [[ -n $shapes ]]; then
+    [[ -r $shapes ]] || { echo "--shapes $shapes: cannot open" >&2; exit 2; }
+    bad=$(awk '{ sub(/#.*/, "") } NF && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/) { print FILENAME ":" FNR ": bad shape"; exit }' "$shapes")
+    [[ -z $bad ]] || { echo "$bad" >&2; exit 2; }
+    mapfile -t points < <(awk '{ sub(/#.*/, "") } NF { print $1 "," $2 "," $3 }' "$shapes")
+    code=${FAKE_SHAPES_EXIT:-0}
+else
+    for s in ${sizes//,/ }; do points+=("$s,$s,$s"); done
+    code=${FAKE_EXIT:-0}
+fi
+for ((r = 0; r < random; r++)); do points+=("$((100 + r)),200,300"); done
+((help)) && exit 0
+run=()
+for n in ${steps//,/ }; do
+    if [[ " ${FAKE_SKIP:-} " == *" $n "* ]]; then
+        printf '%s: rung %02d (fake) needs compute capability 9.0; device 0 (NVIDIA A100) is 8.0 (skipped)\n' "${0##*/}" "$n" >&2
+    else
+        run+=("$n")
+    fi
+done
+((${#run[@]} > 0)) || exit 77
+if [[ -n $anchors ]]; then : >>"$anchors"; fi
+for p in "${points[@]}"; do
+    for n in "${run[@]}"; do
+        [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision" >"$csv"
+        cut=0; if [[ $budget != 3600 ]] && ((${p%%,*} >= 4096)); then cut=1; fi
+        echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0,PASS,2.5,1.1e-07,2.4,1.0e-07,3.0,1.2e-07,PASS" >>"$csv"
+    done
+    if [[ -n $anchors ]]; then
+        [[ -s $anchors ]] || echo "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms" >"$anchors"
+        echo "NVIDIA H100 80GB HBM3,90,$p,50000.0,5.5,1.1e-06,110000.0,2.2000,470.0,2.6e-04,100000.0,2.0000,15.0,9.6e-06" >>"$anchors"
+    fi
+done
+exit "$code"
+SH
+    chmod +x "$T/bin/ladder"
+}
+
 # env for the scripts: the fake ladder, results under $T, no real CUDA tools.
 fake_env() {
     env SWEEP_POLL=0.1 STEPS_DIR="$T/steps" BIN_DIR="$T/bin" BUILD_DIR="$T/build" RESULTS_DIR="$T/results" \
@@ -120,48 +176,66 @@ fake_env() {
         SANITIZER="$T/no-such-sanitizer" "$@"
 }
 
+# rows_of CSV STEP: the data rows of rung STEP.
+rows_of() {
+    awk -F, -v s="$2" 'NR > 1 && $3 == s' "$1" | wc -l
+}
+
+# ladder_calls: the timing calls of bin/ladder in calls.log (not the shape set's --help check).
+ladder_calls() {
+    grep -c -- '^ladder .*--csv' "$T/calls.log" || true
+}
+
+# The default plan: one process per point set (slow, ladder, sweep, shapes), nothing cut short.
 test_sweep() {
-    local out rc csv=$T/results/$GPU_SLUG/bench.csv
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256,1024,4096 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
+    local out rc dir=$T/results/$GPU_SLUG csv=$T/results/$GPU_SLUG/bench.csv n_default
+    n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: runs the ladder" 0 "$rc"
-    check "sweep: results/<gpu slug>/bench.csv" test -s "$csv"
     check "sweep: the CSV header is the harness's" test "$(head -n 1 "$csv")" == "$(head -n 1 "$FIX/bench.csv")"
-    check "sweep: 2 rungs x 3 sizes" test "$(($(wc -l <"$csv") - 1))" == 6
-    check_contains "sweep: a rung that exits 77 is skipped visibly" "$out" "rung 03 gamma: SKIPPED (exit 77: the GPU is below"
-    # off a terminal each rung's last state is shown once it ends, however fast it ran
-    check_contains "sweep: progress line" "$out" "points 3/9"
-    check_contains "sweep: progress line at the end of a rung" "$out" "points 6/9"
-    check_contains "sweep: cut-short points listed" "$out" "rung 01 at 4096"
-    check_file_contains "run.txt: wall time" "$T/results/$GPU_SLUG/run.txt" "wall_s: "
-    check_file_contains "run.txt: date" "$T/results/$GPU_SLUG/run.txt" "date: "
-    check_file_contains "run.txt: driver" "$T/results/$GPU_SLUG/run.txt" "driver: 580.65.06"
+    check "sweep: 5 + 2 x 6 + 30 points" test "$(($(wc -l <"$csv") - 1))" == 47
+    check "sweep: rung 01 apart, up to 4096" test "$(awk -F, '$3 == 1 { m = $5 } END { print m }' "$csv")" == 4096
+    check "sweep: rung 02 at the powers of two" test "$(rows_of "$csv" 2)" == 6
+    check "sweep: the last rung every 256 and off the grid" test "$(rows_of "$csv" 3)" == 36
+    check "sweep: 1088 among them" test "$(awk -F, '$3 == 3 && $5 == 1088' "$csv" | wc -l)" == 1
+    check "sweep: no size twice" test "$(awk -F, 'NR > 1 { print $3, $5 }' "$csv" | sort | uniq -d | wc -l)" == 0
+    check "sweep: one process a point set" test "$(ladder_calls)" == 4
+    check_file_contains "sweep: the slow set" "$T/calls.log" "ladder --steps 1 --no-check --quiet --device 0 --budget 3600 --csv"
+    check_file_contains "sweep: the ladder set" "$T/calls.log" "ladder --steps 2,3 --no-check"
+    check_file_contains "sweep: its sizes" "$T/calls.log" "--sizes 256,512,1024,2048,4096,8192 --power 0.05"
+    check_file_contains "sweep: the shape set on the last rung" "$T/calls.log" \
+        "ladder --steps 3 --no-check --quiet --device 0 --budget 3600 --csv"
+    check "sweep: shapes.csv, a row per shape" test "$(rows_of "$dir/shapes.csv" 3)" == "$n_default"
+    check "sweep: the set copied beside it" cmp -s "$dir/shapes.txt" "$ROOT/shapes/default.txt"
+    check_contains "sweep: progress lines" "$out" "sweep: ladder: points 12/12"
+    check_contains "sweep: each set's line" "$out" "sweep: sweep: rungs 03: ok, 30 points"
+    check_file_contains "sweep: run.txt has the sets" "$dir/run.txt" "ladder: rungs 02 03: ok"
+    check_file_contains "sweep: run.txt: nothing cut short" "$dir/run.txt" "  none"
+    check_file_contains "sweep: run.txt names the shape set" "$dir/run.txt" "shapes: shapes/default.txt, $n_default shapes"
     check_file_contains "sweep: make plots" "$T/make.log" "make plots"
     check_file_contains "sweep: make readme-table with the CSV" "$T/make.log" "make readme-table BENCH_CSV=$csv"
     check "sweep: no work folder left behind" test -z "$(find "$T/results" -maxdepth 1 -name '.sweep.*')"
 
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
-    check_exit "sweep: default plan" 0 "$rc"
-    check_contains "sweep: default plan has 5 + 6 + 36 points" "$out" "47 points"
-    check "sweep: every rung has 4096" test "$(awk -F, '$5 == 4096' "$csv" | wc -l)" == 3
-    check "sweep: rung 01 stops at 4096" test "$(awk -F, '$3 == 1 { m = $5 } END { print m }' "$csv")" == 4096
-    check "sweep: rung 03 reaches 8192" test "$(awk -F, '$3 == 3 { m = $5 } END { print m }' "$csv")" == 8192
+    # SIZES: every rung in one set, no sweep set; BUDGET cuts, and says where; a skipped rung
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256,1024,4096 BUDGET=0.5 \
+        FAKE_SKIP=3 SHAPES=none "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: SIZES" 0 "$rc"
+    check "sweep: SIZES, one set" test "$(ladder_calls)" == 1
+    check "sweep: 2 rungs x 3 sizes" test "$(($(wc -l <"$csv") - 1))" == 6
+    check_file_contains "sweep: BUDGET given" "$T/calls.log" "--budget 0.5"
+    check_contains "sweep: a skipped rung is said" "$out" "skipped 3"
+    check_file_contains "sweep: cut-short points listed" "$dir/run.txt" "rung 01 at 4096"
 
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_EXIT_2=1 "$ROOT/scripts/sweep.sh"
-    check_exit "sweep: a failing rung fails the sweep" 1 "$rc"
-    check_contains "sweep: and says which" "$out" "rung 02 beta: FAILED (exit 1)"
-    check "sweep: the other rungs are still saved" test "$(($(wc -l <"$csv") - 1))" == 3
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_EXIT=1 SHAPES=none "$ROOT/scripts/sweep.sh"
+    check_exit "sweep: a failing set fails the sweep" 1 "$rc"
+    check_contains "sweep: and says which" "$out" "ladder: rungs 01 02 03: FAILED (exit 1)"
+    check "sweep: what it measured is still saved" test "$(($(wc -l <"$csv") - 1))" == 3
 
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_EXIT_1=77 FAKE_EXIT_2=77 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_SKIP="1 2 3" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: nothing measured" 1 "$rc"
     check_contains "sweep: says nothing was measured" "$out" "nothing was measured"
-
-    # exit 77 for "no CUDA device" while nvidia-smi lists a GPU is a failure, not a skip
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES=none FAKE_EXIT_2=77 \
-        FAKE_77_TEXT="step02: no CUDA device: cudaGetDeviceCount: cudaErrorNoDevice" "$ROOT/scripts/sweep.sh"
-    check_exit "sweep: a rung that finds no CUDA device fails the sweep" 1 "$rc"
-    check_contains "sweep: and says so" "$out" "rung 02 beta: FAILED (exit 77: no CUDA device, but nvidia-smi lists a GPU)"
-    check_contains "sweep: with the rung's message" "$out" "step02: no CUDA device: cudaGetDeviceCount"
-    check "sweep: the other rungs are still saved" test "$(($(wc -l <"$csv") - 1))" == 2
 
     run_capture out rc fake_env PATH="$T/nogpu:$PATH" "$ROOT/scripts/sweep.sh"
     check_exit "sweep: no GPU" 1 "$rc"
@@ -169,29 +243,14 @@ test_sweep() {
     check "sweep: no GPU is one line" test "$(printf '%s\n' "$out" | wc -l)" == 1
 
     run_capture out rc fake_env PATH="$T/gpu:$PATH" STEPS="1 7" "$ROOT/scripts/sweep.sh"
-    check_exit "sweep: STEPS with an unbuilt rung" 1 "$rc"
-    check_contains "sweep: names the unbuilt rung" "$out" "step07 is not built"
+    check_exit "sweep: STEPS with an unknown rung" 1 "$rc"
+    check_contains "sweep: names it" "$out" "there is no rung 7"
 }
 
-# The progress line's format and time estimate, and follow's last line, without timing:
-# sweep.sh sourced defines its functions and runs nothing.
-# shellcheck disable=SC2016 # the bash -c scripts expand their own arguments
+# follow's last line, without timing: sweep.sh sourced defines its functions and runs nothing.
+# shellcheck disable=SC2016 # the bash -c script expands its own arguments
 test_sweep_progress() {
-    local out rc plan=$T/progress_plan.txt csv=$T/progress.csv
-    # two rungs of 3 points; the cumulative modelled seconds after 0..3 points
-    printf '1 alpha 0.35 1.5 3.5 7.5 15.5\n2 beta 0.35 1.5 2.5 4.5 8.5\n' >"$plan"
-    run_capture out rc bash -c 'source "$1"; progress "$2" 1 0 0 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
-    check_exit "progress: sourced, it runs nothing else" 0 "$rc"
-    check "progress: first point, the model's estimate" test "$out" == \
-        "rung 01 alpha | size 256 | points 0/6 | 00s elapsed, ~23s left"
-    run_capture out rc bash -c 'source "$1"; progress "$2" 2 1 20 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
-    check "progress: after 5 s, scaled by the time so far (20 / 18 * 6)" test "$out" == \
-        "rung 02 beta | size 1024 | points 4/6 | 20s elapsed, ~07s left"
-    run_capture out rc bash -c 'source "$1"; progress "$2" 2 3 125 256,1024,4096' _ "$ROOT/scripts/sweep.sh" "$plan"
-    check "progress: the last point, minutes" test "$out" == \
-        "rung 02 beta | size 4096 | points 6/6 | 2m05s elapsed, ~00s left"
-
-    # follow: a child that may end before the first poll still gets its one last line
+    local out rc csv=$T/progress.csv
     printf 'header\nrow\nrow\n' >"$csv"
     run_capture out rc bash -c 'source "$1"; line() { echo "status $1"; }
         (exit 4) & CHILD_PID=$!; SWEEP_POLL=0.01 follow "$2" line' _ "$ROOT/scripts/sweep.sh" "$csv"
@@ -199,58 +258,24 @@ test_sweep_progress() {
     check "follow: the final rows shown exactly once" test "$out" == "sweep: status 2"
 }
 
-# The default plan on a longer ladder: the last rung of each part every 256 up to 8192 and at
-# four sizes off that grid, the fast rungs below it at the powers of two from 256.
-test_sweep_plan() {
-    local out rc csv=$T/results/$GPU_SLUG/bench.csv n
-    mkdir -p "$T/ladder5/bin"
-    for n in 01 02 03 04 05 19 20; do ln -sf ../../fake_step "$T/ladder5/bin/step$n"; done
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="1 2 3 4 5" "$ROOT/scripts/sweep.sh"
-    check_exit "plan: five rungs" 0 "$rc"
-    check_contains "plan: 5 + 6 + 6 + 6 + 36 points" "$out" "59 points"
-    check "plan: rung 03 at the powers of two" test "$(rows_of "$csv" 3)" == 6
-    check "plan: rung 03 keeps 256" test "$(awk -F, '$3 == 3 && $5 == 256' "$csv" | wc -l)" == 1
-    check "plan: rung 03 has no 768" test "$(awk -F, '$3 == 3 && $5 == 768' "$csv" | wc -l)" == 0
-    check "plan: rung 04 at the powers of two" test "$(rows_of "$csv" 4)" == 6
-    check "plan: rung 05 every 256 and off the grid" test "$(rows_of "$csv" 5)" == 36
-    check "plan: 1088 among them" test "$(awk -F, '$3 == 5 && $5 == 1088' "$csv" | wc -l)" == 1
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="3 4" "$ROOT/scripts/sweep.sh"
-    check_exit "plan: STEPS" 0 "$rc"
-    check "plan: the highest of STEPS every 256" test "$(rows_of "$csv" 4)" == 36
-    check "plan: the one below at the powers of two" test "$(rows_of "$csv" 3)" == 6
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder5/bin" SWEEP_POST=0 SHAPES=none STEPS="4 5 19 20" "$ROOT/scripts/sweep.sh"
-    check_exit "plan: both parts" 0 "$rc"
-    check "plan: the last FFMA rung every 256" test "$(rows_of "$csv" 5)" == 36
-    check "plan: the last tensor-core rung every 256" test "$(rows_of "$csv" 20)" == 36
-    check "plan: rung 19 at the powers of two" test "$(rows_of "$csv" 19)" == 6
-}
-
-# Part II's rungs (from 19): the anchors beside them, anchors.csv; the shape set on the last
-# rung of each part.
+# Part II's rungs (from 19): the references beside them, anchors.csv; STEPS: the shape set on
+# every rung it names.
 test_sweep_part2() {
-    local out rc dir=$T/results/$GPU_SLUG n n_default
+    local out rc dir=$T/results/$GPU_SLUG n_default
     n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
-    mkdir -p "$T/ladder19/bin"
-    for n in 01 02 19; do ln -sf ../../fake_step "$T/ladder19/bin/step$n"; done
     printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/19_delta.cu"
     rm -f "$dir/anchors.csv"
-    : >"$T/ladder19/calls.log" # the fake rungs log beside their bin/
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder19/bin" SWEEP_POST=0 SIZES=256,1024 "$ROOT/scripts/sweep.sh"
+    : >"$T/calls.log"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256,1024 STEPS="2 19" "$ROOT/scripts/sweep.sh"
     check_exit "part II: a ladder with rung 19" 0 "$rc"
-    check "part II: rung 19 with --anchors" test "$(grep -c -- '^step19 .*--sizes 256,1024 .*--anchors ' "$T/ladder19/calls.log")" == 1
-    check "part II: rung 02 without" test "$(grep -c -- '^step02 .*--anchors' "$T/ladder19/calls.log")" == 0
-    check "part II: rung 02 ran" test "$(grep -c -- '^step02 .*--sizes 256,1024' "$T/ladder19/calls.log")" == 1
+    check "part II: the set with --anchors" test "$(grep -c -- '^ladder --steps 2,19 .*--sizes 256,1024 .*--anchors ' "$T/calls.log")" == 1
     check "part II: anchors.csv, one header and a row per size" test "$(wc -l <"$dir/anchors.csv")" == 3
     check "part II: anchors.csv's header" test "$(head -n 1 "$dir/anchors.csv" | cut -d, -f9)" == tf32_gflops
-    check "part II: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
+    check "part II: STEPS: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
     check "part II: and on rung 19" test "$(rows_of "$dir/shapes.csv" 19)" == "$n_default"
-    check "part II: not on rung 01" test "$(rows_of "$dir/shapes.csv" 1)" == 0
-    # rung 19 stops before its first point (77): its empty anchors file makes no anchors.csv,
-    # and the earlier one is gone (it would be plotted beside numbers it was not measured with)
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" BIN_DIR="$T/ladder19/bin" SWEEP_POST=0 SIZES=256 SHAPES=none \
-        FAKE_EXIT_19=77 "$ROOT/scripts/sweep.sh"
-    check_exit "part II: rung 19 skipped" 0 "$rc"
-    check "part II: no anchors.csv from an empty file, none left over" test ! -e "$dir/anchors.csv"
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256 SHAPES=none STEPS="2 3" "$ROOT/scripts/sweep.sh"
+    check_exit "part II: without it" 0 "$rc"
+    check "part II: no anchors.csv left over" test ! -e "$dir/anchors.csv"
     rm -f "$T/steps/19_delta.cu"
 }
 
@@ -261,63 +286,28 @@ in_dir() {
     (cd "$dir" && "$@")
 }
 
-# rows_of CSV STEP: the data rows of rung STEP.
-rows_of() {
-    awk -F, -v s="$2" 'NR > 1 && $3 == s' "$1" | wc -l
-}
-
-# The shape set after the square sweep: which rungs, the files, the refusals.
+# The shape set: random shapes, SHAPES relative to the caller, the refusals.
 test_sweep_shapes() {
     local out rc dir=$T/results/$GPU_SLUG n_default n_fix before
     n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
     n_fix=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$FIX/shapes.txt")
     : >"$T/calls.log"
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256,1024 FAKE_EXIT_3=77 "$ROOT/scripts/sweep.sh"
-    check_exit "shapes: the default set after the sweep" 0 "$rc"
-    check "shapes: results/<gpu>/shapes.csv" test -s "$dir/shapes.csv"
-    check "shapes: bench.csv's header" test "$(head -n 1 "$dir/shapes.csv")" == "$(head -n 1 "$FIX/bench.csv")"
-    check "shapes: one row per shape of the default set ($n_default)" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
-    check "shapes: on the last rung that ran only (03 exits 77)" test "$(($(wc -l <"$dir/shapes.csv") - 1))" == "$n_default"
-    check_file_contains "shapes: the 65536-deep shape measured" "$dir/shapes.csv" ",1024,1024,65536,"
-    check "shapes: the set copied beside the CSV" cmp -s "$dir/shapes.txt" "$ROOT/shapes/default.txt"
-    check_contains "shapes: the plan names the set" "$out" "then $n_default shapes (shapes/default.txt)"
-    check_contains "shapes: says how it went" "$out" "shapes: rung 02 beta: ok, $n_default shapes"
-    check_contains "shapes: progress line" "$out" "shapes: rung 02 beta | shape "
-    check_file_contains "shapes: the harness's arguments" "$T/calls.log" \
-        "step02 --no-check --quiet --device 0 --budget 0.15 --power 0.1 --shapes $ROOT/shapes/default.txt --csv"
-    check_file_contains "shapes: the set checked before the sweep" "$T/calls.log" "step01 --shapes $ROOT/shapes/default.txt --help"
-    check "shapes: checked first" test "$(head -n 1 "$T/calls.log")" == "step01 --shapes $ROOT/shapes/default.txt --help"
-    check_file_contains "shapes: run.txt names the set" "$dir/run.txt" "shapes: shapes/default.txt, $n_default shapes, budget 0.15 s"
-    check_file_contains "shapes: run.txt has the rung" "$dir/run.txt" "shapes rung 02 beta: ok"
-    check_file_contains "shapes: run.txt has the time" "$dir/run.txt" "shapes_wall_s: "
-    check_file_contains "shapes: run.txt has the total time" "$dir/run.txt" "total_wall_s: "
-    check "shapes: make plots after shapes.csv" test "$(tail -n 2 "$T/make.log" | head -n 1)" == "make plots (with shapes.csv)"
-
-    # RANDOM_SHAPES: the random shapes after the set, on the same rungs, with their seed
-    : >"$T/calls.log"
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256 RANDOM_SHAPES=3 RANDOM_SEED=5 SWEEP_POST=0 "$ROOT/scripts/sweep.sh"
     check_exit "shapes: and random ones" 0 "$rc"
-    check_file_contains "shapes: --random and --seed given" "$T/calls.log" "--shapes $ROOT/shapes/default.txt --csv"
-    check_file_contains "shapes: after the set" "$T/calls.log" " --random 3 --seed 5"
+    check_file_contains "shapes: --random and --seed given" "$T/calls.log" " --random 3 --seed 5"
     check "shapes: their rows too" test "$(rows_of "$dir/shapes.csv" 3)" == "$((n_default + 3))"
     check_file_contains "shapes: run.txt names them" "$dir/run.txt" "$n_default shapes and 3 random (--random 3 --seed 5)"
+    check "shapes: the set checked first" test "$(head -n 1 "$T/calls.log")" == "ladder --shapes $ROOT/shapes/default.txt --help"
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SIZES=256 RANDOM_SHAPES=x "$ROOT/scripts/sweep.sh"
     check_exit "shapes: a bad RANDOM_SHAPES" 1 "$rc"
     check_contains "shapes: says so" "$out" "RANDOM_SHAPES must be 0..512"
 
-    # STEPS: every rung it names; SHAPES relative to where the sweep starts; SHAPE_BUDGET
     : >"$T/calls.log"
-    run_capture out rc in_dir "$FIX" fake_env PATH="$T/gpu:$PATH" \
-        SWEEP_POST=0 SIZES=512 STEPS="1 3" SHAPES=shapes.txt SHAPE_BUDGET=0.05 "$ROOT/scripts/sweep.sh"
-    check_exit "shapes: STEPS and SHAPES" 0 "$rc"
-    check "shapes: rung 01's rows" test "$(rows_of "$dir/shapes.csv" 1)" == "$n_fix"
-    check "shapes: rung 03's rows" test "$(rows_of "$dir/shapes.csv" 3)" == "$n_fix"
-    check "shapes: not rung 02 (not in STEPS)" test "$(rows_of "$dir/shapes.csv" 2)" == 0
+    run_capture out rc in_dir "$FIX" fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES=shapes.txt "$ROOT/scripts/sweep.sh"
+    check_exit "shapes: SHAPES from the caller's folder" 0 "$rc"
+    check "shapes: its rows" test "$(rows_of "$dir/shapes.csv" 3)" == "$n_fix"
     check "shapes: SHAPES copied beside the CSV" cmp -s "$dir/shapes.txt" "$FIX/shapes.txt"
-    check_file_contains "shapes: SHAPE_BUDGET and the path from the caller's folder" "$T/calls.log" \
-        "step03 --no-check --quiet --device 0 --budget 0.05 --power 0.1 --shapes $FIX/shapes.txt --csv"
 
-    # SHAPES=none: no shape set; an earlier shapes.csv is left alone
     before=$(cksum <"$dir/shapes.csv")
     : >"$T/calls.log"
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 SHAPES=none "$ROOT/scripts/sweep.sh"
@@ -338,11 +328,12 @@ test_sweep_shapes() {
     check_exit "shapes: a missing set fails the sweep" 1 "$rc"
     check_contains "shapes: and says so" "$out" "SHAPES: $T/no_such_set.txt is not a readable file"
 
-    # a rung failing on the shapes fails the sweep, and keeps bench.csv
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_SHAPES_EXIT_3=3 "$ROOT/scripts/sweep.sh"
+    # the shape set failing fails the sweep, and keeps bench.csv
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=512 FAKE_SHAPES_EXIT=3 "$ROOT/scripts/sweep.sh"
     check_exit "shapes: a failing shape run fails the sweep" 1 "$rc"
-    check_contains "shapes: and says which" "$out" "shapes: rung 03 gamma: FAILED (exit 3)"
+    check_contains "shapes: and says which" "$out" "shapes: rungs 03: FAILED (exit 3)"
     check "shapes: bench.csv is still written" test "$(rows_of "$dir/bench.csv" 3)" == 1
+
 
     # the harness itself (built by make test): a bad shape file is a usage error, exit 2,
     # refused before it looks for a GPU
@@ -593,10 +584,10 @@ main() {
     T=$(mktemp -d "${TMPDIR:-/tmp}/test_tools.XXXXXX")
     trap cleanup EXIT
     make_fakes
+    make_fake_ladder
     test_sweep
     test_sweep_progress
     test_sweep_shapes
-    test_sweep_plan
     test_sweep_part2
     test_inspect_host
     test_inspect_gpu
