@@ -17,8 +17,8 @@ stats data.'/ladder.dat' using 3 nooutput
 set yrange [0:(STATS_max > 1.0 ? STATS_max : 1.0) * 1.15]
 set xrange [-0.6:STATS_records - 0.4]
 set arrow 1 from graph 0, first 1.0 to graph 1, first 1.0 nohead ls 22 back
-set key top right
+set key top left
 
 plot data.'/ladder.dat' using 0:3:(int($1)):xtic(2) with boxes lc variable notitle, \
-     '' using 0:3:(sprintf('%.3f%s', $3, $4 > 0 ? '*' : '')) with labels boxed offset 0,0.9 notitle, \
+     '' using 0:3:(sprintf('%.3f%s', $3, $4 > 0 ? '*' : '')) with labels rotate by 90 left offset 0,0.5 font ',9' notitle, \
      keyentry with lines ls 22 title 'cuBLAS = 1.0'

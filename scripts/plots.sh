@@ -228,6 +228,17 @@ prepare_shapes() {
             sub(/\r$/, "")
             key = $5 " " $6 " " $7
             nth = ++seen[$3, key]
+            # a row beyond the set (--random) goes to the random plot, by its work
+            if (set != "" && nth > lines[key] + 0) {
+                file = sprintf("%s/random%02d.dat", dir, $3)
+                if (!(file in rfile)) {
+                    rfile[file] = 1; rfiles = rfiles " " file; rsteps = rsteps " " $3
+                    printf "index \"%02d %s\"\n", $3, $4 > file
+                }
+                print 2 * $5 * $6 * $7, $18 > file
+                rtop = ($18 + 0 > rtop) ? $18 + 0 : rtop
+                next
+            }
             if (!((key, nth) in idx)) { idx[key, nth] = n; label[n++] = $5 "×" $6 "×" $7 ld[key, nth] }
             if (!($3 in slug)) { slug[$3] = $4; order[++rungs] = $3 }
             last = ($3 + 0 > last + 0) ? $3 : last
@@ -247,6 +258,8 @@ prepare_shapes() {
             }
             printf "last_step %d\nlast_slug %s\nothers %s\nother_steps %s\nshapes %d\ntop %s\n", \
                 last, slug[last], substr(others, 2), substr(steps, 2), n, top > (dir "/vars.txt")
+            printf "random_files %s\nrandom_steps %s\nrandom_top %s\n", substr(rfiles, 2), \
+                substr(rsteps, 2), rtop + 0 >> (dir "/vars.txt")
         }' "$csv"
 }
 
@@ -259,6 +272,17 @@ subtitle_of() {
     date=$(bench_title_meta date "${PLOT_DATE:-}" "$csvdir" "$(date -r "$csv" +%F)")
     driver=$(bench_title_meta driver "${DRIVER_VERSION:-}" "$csvdir" "")
     printf '%s\n' "$device · CUDA ${cuda:-unknown}${driver:+ · driver $driver} · $date"
+}
+
+# random_words CSV: "--random N --seed S" as run.txt beside CSV names them, or "--random".
+random_words() {
+    local run
+    run=$(dirname "$1")/run.txt
+    if [[ -r $run ]] && grep -qo -- '--random [0-9]* --seed [0-9]*' "$run"; then
+        grep -o -- '--random [0-9]* --seed [0-9]*' "$run" | head -n 1
+    else
+        echo "--random"
+    fi
 }
 
 # plot_shapes CSV OUTDIR: the shapes plot of a shapes.csv (labels from shapes.txt beside it).
@@ -277,9 +301,21 @@ plot_shapes() {
     for fmt in png svg; do
         render shapes "$fmt" "$data" "$outdir" "$(subtitle_of "$csv")" "$vars"
     done
+    local drawn=shapes random_files
+    random_files=$(var "$data" random_files)
+    if [[ -n $random_files ]]; then # the shapes after the set (--random): apart, by their work
+        vars="random_files=$(gp_string "$random_files"); random_steps=$(gp_string "$(var "$data" random_steps)")"
+        vars="$vars; random_top=$(var "$data" random_top); random_words=$(gp_string "$(random_words "$csv")")"
+        for fmt in png svg; do
+            render random "$fmt" "$data" "$outdir" "$(subtitle_of "$csv")" "$vars"
+        done
+        drawn="{shapes,random}"
+    else
+        rm -f "$outdir"/random.png "$outdir"/random.svg
+    fi
     rm -rf "$data"
     trap - EXIT
-    echo "plots.sh: $csv -> $outdir/shapes.{png,svg}"
+    echo "plots.sh: $csv -> $outdir/$drawn.{png,svg}"
 }
 
 # plot_csv CSV OUTDIR: the bench plots, then the shapes plot when shapes.csv lies beside CSV.

@@ -8,7 +8,6 @@
 #   README  the Markdown file to update (default README.md in the repository)
 # Replaces everything between the lines
 #   <!-- bench-table:start -->  and  <!-- bench-table:end -->
-# with a caption and a table: rung, slug, GFLOP/s, ratio to cuBLAS (from the same
 # process), and a cuBLAS row (mean of the rungs' cuBLAS runs at that size).
 # Environment: TABLE_SIZE (default 4096; if no rung has it, the largest size
 # present, said in the caption), CUDA_VERSION, PLOT_DATE, DRIVER_VERSION (as plots.sh).
@@ -55,7 +54,9 @@ link_path() {
     realpath -m --relative-to="$(dirname "$2")" "$1"
 }
 
-# table CSV SIZE CAPTION: the Markdown block (without the markers).
+# table CSV SIZE CAPTION: the Markdown block (without the markers): each rung's GFLOP/s at SIZE,
+# its ratio to cuBLAS at 1024, 2048, SIZE and 8192 (each from the same process and batches),
+# and its errors at SIZE.
 table() {
     local csv=$1 size=$2 caption=$3
     awk -F, -v want="$size" -v caption="$caption" '
@@ -69,28 +70,51 @@ table() {
         NR > 1 && $5 == $6 && $6 == $7 {
             sub(/\r$/, "")
             sizes[$5] = 1
-            key = $3 " " $5
-            if (!(key in row)) order[++n] = key
-            row[key] = $0
+            if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 }
+            row[$3 " " $5] = $0
         }
         END {
             ls = (want in sizes) ? want : 0
             if (!ls) for (s in sizes) if (s + 0 > ls) ls = s + 0
             note = (ls == want) ? "" : sprintf(" (no point at %d in this CSV)", want)
-            printf "%s, M = N = K = %d%s.\n\n", caption, ls, note
-            print "| Rung | Kernel | GFLOP/s | Ratio to cuBLAS | Max error (u) | Relative rms error |"
-            print "| ---: | --- | ---: | ---: | ---: | ---: |"
+            m = split("1024 2048 " ls " 8192", cols, " ")
+            printf "%s; GFLOP/s and errors at M = N = K = %d%s.\n\n", caption, ls, note
+            head = "| Rung | Kernel | GFLOP/s |"; rule = "| ---: | --- | ---: |"
+            for (c = 1; c <= m; c++) { head = head " " cols[c] " |"; rule = rule " ---: |" }
+            print head " Max error (u) | Relative rms error |"
+            print rule " ---: | ---: |"
             for (i = 1; i <= n; i++) {
-                split(row[order[i]], f, ",")
-                if (f[5] != ls) continue
-                cut = (f[9] == 1) ? "\\*" : ""
-                if (f[9] == 1) any_cut = 1
-                ok = (f[20] == "PASS" && f[29] == "PASS" && f[36] == "PASS")
+                st = order[i]; key = st " " ls
+                if (!(key in row)) continue
+                split(row[key], f, ",")
+                line = sprintf("| %02d | %s", f[3], f[4])
+                ok = 1
+                for (c = 1; c <= m; c++) {
+                    k2 = st " " cols[c]
+                    if (!(k2 in row)) continue
+                    split(row[k2], g, ",")
+                    if (!(g[20] == "PASS" && g[29] == "PASS" && g[36] == "PASS")) ok = 0
+                }
                 if (!ok) any_fail = 1
-                printf "| %02d | %s%s | %s%s | %.3f | %s | %s |\n", f[3], f[4], (ok ? "" : " (FAIL)"), commas(f[14]), cut, f[18], fig(f[30], "%.2f"), fig(f[31], "%.1e")
+                line = line (ok ? "" : " (FAIL)") " | " commas(f[14]) (f[9] == 1 ? "\\*" : "") " |"
+                for (c = 1; c <= m; c++) {
+                    k2 = st " " cols[c]
+                    if (!(k2 in row)) { line = line " - |"; continue }
+                    split(row[k2], g, ",")
+                    if (g[9] == 1) any_cut = 1
+                    line = line sprintf(" %.3f%s |", g[18], g[9] == 1 ? "\\*" : "")
+                }
+                print line sprintf(" %s | %s |", fig(f[30], "%.2f"), fig(f[31], "%.1e"))
                 cb += f[17]; cbu += f[32]; cbr += f[33]; ncb++
+                if (ncb == 1 || f[17] < cmin) cmin = f[17]
+                if (ncb == 1 || f[17] > cmax) cmax = f[17]
             }
-            if (ncb) printf "| | cuBLAS | %s | 1.000 | %.2f | %.1e |\n", commas(cb / ncb), cbu / ncb, cbr / ncb
+            if (ncb) {
+                line = sprintf("| | cuBLAS | %s |", commas(cb / ncb))
+                for (c = 1; c <= m; c++) line = line " 1.000 |"
+                print line sprintf(" %.2f | %.1e |", cbu / ncb, cbr / ncb)
+                printf("\ncuBLAS at %d: the mean of its runs beside each rung, %s to %s GFLOP/s (%.1f%%).\n", ls, commas(cmin), commas(cmax), (cb > 0 ? 100 * (cmax - cmin) / (cb / ncb) : 0))
+            }
             if (any_cut) print "\n\\* cut short by the time budget: fewer replays than the rule, read with care."
             if (any_fail) print "\n(FAIL): a check of the timed shape failed (exact, bound or precision gate)."
             print "\nErrors against an FP64 product of the same inputs: the largest per element in units of u = 2^-24 of (|A||B|)_ij, and ||C - C64|| / ||C64||."
@@ -100,7 +124,7 @@ table() {
 # plot_links DIR README: a line linking the SVG plots in DIR, if plots.sh drew them.
 plot_links() {
     local dir=$1 readme=$2 name links=""
-    for name in gflops ladder last_vs_cublas clock_power precision accuracy shapes part2; do
+    for name in gflops ladder last_vs_cublas clock_power precision accuracy shapes random part2; do
         [[ -f $dir/$name.svg ]] || continue
         links+="${links:+, }[$name]($(link_path "$dir/$name.svg" "$readme"))"
     done
@@ -119,7 +143,7 @@ main() {
     cuda=$(bench_title_meta cuda "${CUDA_VERSION:-}" "$dir" "$(bench_cuda_version)")
     date=$(bench_title_meta date "${PLOT_DATE:-}" "$dir" "$(date -r "$csv" +%F)")
     driver=$(bench_title_meta driver "${DRIVER_VERSION:-}" "$dir" "")
-    caption="Measured on $device (CUDA ${cuda:-unknown}${driver:+, driver $driver}, $date) from [$(link_path "$csv" "$readme")]($(link_path "$csv" "$readme")); each rung is timed beside cuBLAS in its own process, square FP32"
+    caption="Measured on $device (CUDA ${cuda:-unknown}${driver:+, driver $driver}, $date) from [$(link_path "$csv" "$readme")]($(link_path "$csv" "$readme")) by make all-bench: each point's inputs drawn once, every rung of its set timed on them beside cuBLAS in one process (alternating batches); ratio to cuBLAS at M = N = K = 1024 ... 8192"
     block=$(table "$csv" "${TABLE_SIZE:-4096}" "$caption")
     block+=$(plot_links "$dir" "$readme")
 

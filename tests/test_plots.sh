@@ -212,11 +212,11 @@ test_readme_table() {
     local tmp=$1 readme=$1/README.md log rc before
     run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/readme_table.sh" "$FIXTURE" "$readme"
     check_exit "readme_table.sh writes the table" 0 "$rc"
-    check_file_contains "table row: rung 01 (cut short)" "$readme" '| 01 | naive | 520\* | 0.010 | 2.50 | 1.1e-07 |'
-    check_file_contains "table row: rung 02" "$readme" '| 02 | coalesced | 6,143 | 0.120 | 2.50 | 1.1e-07 |'
-    check_file_contains "table row: rung 06" "$readme" '| 06 | vectorized | 30,713 | 0.600 | 2.50 | 1.1e-07 |'
-    check_file_contains "table row: rung 11" "$readme" '| 11 | warptile_db | 49,653 | 0.970 | 2.50 | 1.1e-07 |'
-    check_file_contains "table row: cuBLAS" "$readme" '| | cuBLAS | 51,189 | 1.000 | 2.40 | 1.0e-07 |'
+    check_file_contains "table row: rung 01 (cut short)" "$readme" '| 01 | naive | 520\* | 0.015 | 0.010\* | 0.010\* | - | 2.50 | 1.1e-07 |'
+    check_file_contains "table row: rung 02" "$readme" '| 02 | coalesced | 6,143 | 0.120 | 0.120 | 0.120 | - | 2.50 | 1.1e-07 |'
+    check_file_contains "table row: rung 06" "$readme" '| 06 | vectorized | 30,713 | 0.600 | 0.600 | 0.600 | - | 2.50 | 1.1e-07 |'
+    check_file_contains "table row: rung 11" "$readme" '| 11 | warptile_db | 49,653 | 0.970 | 0.970 | 0.970 | - | 2.50 | 1.1e-07 |'
+    check_file_contains "table row: cuBLAS" "$readme" '| | cuBLAS | 51,189 | 1.000 | 1.000 | 1.000 | 1.000 | 2.40 | 1.0e-07 |'
     check_file_contains "caption names the GPU, CUDA and date" "$readme" "NVIDIA H100 80GB HBM3 (CUDA 13.0, 2026-01-02)"
     check_file_contains "caption gives the size" "$readme" "M = N = K = 4096"
     check_file_contains "the cut-short footnote" "$readme" "cut short by the time budget"
