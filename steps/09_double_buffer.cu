@@ -70,9 +70,9 @@
  *
  * Measured (H200): the first version (a rolled loop that tested for a next tile) 0.81x;
  * this one, predicted at 0.85x before its run, 0.943x at 4096 (0.945x at 2048, 0.951x at
- * 8192; results/notes/step_09.md), and in the full-length tables 48,205 GFLOP/s, 0.947x
- * (0.626 / 0.942 / 0.947 / 0.948 at 1024 / 2048 / 4096 / 8192; results/nvidia-h200/
- * tables.txt), 1.24x rung 08.  Nsight Compute: FMA pipe 75.4% busy (rung 08: 59.9%).  A goal
+ * 8192; results/notes/step_09.md), and in make all-bench 48,331 GFLOP/s, 0.947x (0.624 /
+ * 0.946 / 0.947 / 0.954 at 1024 / 2048 / 4096 / 8192; results/nvidia-h200/bench.csv), 1.24x
+ * rung 08.  Nsight Compute: FMA pipe 75.4% busy (rung 08: 59.9%).  A goal
  * of 0.95 is missed by 0.3%, inside the 1.6% spread of the replays.
  *
  * Resources (ptxas -v): 127-128 registers, 16384 bytes smem, 0 spills; 1226 K-loop

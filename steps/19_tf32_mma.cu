@@ -45,11 +45,11 @@
  *   product ran 2.245x), ~450 u against FP64 at 4096 where cuBLAS has ~5 u: the sum of 4096
  *   products, each off by up to 2^-10 of itself, in random directions.
  *
- * Measured (H200, one process, ratio to cuBLAS SGEMM timed beside it): 1.644 / 1.779 / 2.440 /
- *   2.550 / 2.522 / 2.576x at 1024 / 1536 / 2048 / 3072 / 4096 / 8192 (rung 18, `make step=18
- *   run`: 1.148 / - / 1.033 / - / 1.059 / 1.066), above the prediction: the 3xTF32 build it
- *   came from still split and summed a chunk a K tile. Error against FP64: 904 / 760 / 704 /
- *   548 / 494 / 355 u where cuBLAS has 2-6 u, an rms of 2.6e-4 against cuBLAS's 4e-7 to 1.6e-6.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
+ *   SGEMM 1.671 / 2.454 / 2.538 / 2.568x at 1024 / 2048 / 4096 / 8192 (rung 18 in the same run:
+ *   1.160 / 1.036 / 1.059 / 1.064), above the prediction: the 3xTF32 build it came from still
+ *   split and summed a chunk a K tile. Error against FP64: 940 / 697 / 508 / 376 u where cuBLAS
+ *   has 4.9-5.9 u, an rms of 2.6e-4 against cuBLAS's 1.1e-6.
  *   The figure is in u of (|A||B|)_ij, which grows as K while the rounding errors, of random
  *   sign, grow as sqrt(K): so it falls with K. Within the TF32 bound at every check; outside an
  *   SGEMM's at every random one. 148-152 registers (sm_90), 0 spills.

@@ -41,11 +41,10 @@
  *   TF32 for this operand pattern); with the loads, splits and FADDs ~1.4x at 4096 and 8192,
  *   and below rung 19's TF32 error by some 300x: ~1.5 u against FP64 where cuBLAS has ~5 u.
  *
- * Measured (H200, one process, ratio to cuBLAS SGEMM timed beside it): 1.001 / 1.034 / 1.411 /
- *   1.452 / 1.431 / 1.454x at 1024 / 1536 / 2048 / 3072 / 4096 / 8192, as predicted, 57% of
- *   rung 19's speed; 1.88 / 1.54 / 1.51 / 1.29 / 1.37 / 1.07 u against FP64 where cuBLAS SGEMM
- *   has 4.4 / 2.0 / 5.4 / 1.9 / 6.2 / 5.9 u: 250-480x below rung 19's error, and below
- *   cuBLAS's. At 1024 the 64 tiles leave half of 132 SMs idle: rung 21's subject. 217-224
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
+ *   SGEMM 1.008 / 1.424 / 1.441 / 1.456x at 1024 / 2048 / 4096 / 8192, as predicted, 57% of
+ *   rung 19's speed; 1.87 / 1.43 / 1.33 / 1.08 u against FP64 where cuBLAS SGEMM has 4.9 / 5.3
+ *   / 5.9 / 5.6 u: 380-500x below rung 19's error, and below cuBLAS's. At 1024 the 64 tiles leave half of 132 SMs idle: rung 21's subject. 217-224
  *   registers (sm_90), 0 spills.
  */
 #include "../common/step.h"

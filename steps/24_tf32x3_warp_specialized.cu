@@ -31,10 +31,10 @@
  *   ~3000 clocks a K tile toward 2300 (rung 23's bound with B's split, half the split work,
  *   taken off): +20-30%.
  *
- * Measured (H200, ratio to cuBLAS SGEMM timed beside it in one process): 1.835 / 2.147 / 2.270
- *   / 2.317x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.637 / 1.737 / 1.775 / 1.802:
- *   +28% at 4096 (1.227 ms, ~2450 clocks a K tile), as predicted. 1.09-1.76 u against FP64
- *   (cuBLAS 4.8-6.0 u). 168 registers a thread at launch, 0 spills.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.876 / 2.182 /
+ *   2.289 / 2.215x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.686 / 1.728 / 1.766 /
+ *   1.796: +30% at 4096 (1.211 ms, ~2400 clocks a K tile), as predicted. 1.18-1.74 u against
+ *   FP64 (cuBLAS 4.9-5.9 u). 168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
