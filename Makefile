@@ -265,7 +265,7 @@ diff sass ptx regs profile sanitize: $(if $(filter-out cublas,$(NN)),$(STEP_BIN)
 
 # ---- benchmarks and plots
 all-bench: all
-	@BIN='$(BIN)' STEPS='$(STEPS)' SWEEP='$(SWEEP)' scripts/sweep.sh
+	@BIN='$(BIN)' STEPS='$(STEPS)' scripts/sweep.sh
 
 plots:
 	@scripts/plots.sh
@@ -282,13 +282,13 @@ help:
 	@echo "  make defects           plant each defect of tests/defects/ in a copy, check it is caught (GPU)"
 	@echo "  make step=N run        build rung N ($(firstword $(STEP_NUMS))..$(lastword $(STEP_NUMS))), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
-	@echo "  make all               build every rung (and the launch-contract tests)"
+	@echo "  make all               build every rung, bin/ladder (every rung in one program) and the contract tests"
 	@echo "  make step=N diff       what rung N changes from rung N-1"
 	@echo "  make step=N sass|ptx   the rung's machine code / PTX"
 	@echo "  make step=N regs       registers, shared memory, spills per kernel"
 	@echo "  make step=N profile    Nsight Compute counters at 4096 (step=cublas too)"
 	@echo "  make step=N sanitize   compute-sanitizer memcheck, racecheck, synccheck, initcheck"
-	@echo "  make all-bench         sweep every rung beside cuBLAS, write results/<gpu>/, plot (STEPS=\"5 9\" SWEEP=full)"
+	@echo "  make all-bench         time every rung beside cuBLAS (bin/ladder, a process a point set), write results/<gpu>/, plot (STEPS=\"5 9\")"
 	@echo "  make plots             render the plots again from results/*/bench.csv (no GPU needed)"
 	@echo "  make readme-table      write the 4096 table into README.md"
 	@echo "  make clean             remove build/ and bin/"
