@@ -278,7 +278,7 @@ help:
 	@echo ""
 	@echo "  make test              build every rung, run the host tests, and the GPU tests when a GPU is present"
 	@echo "  make host-tests        build every rung, run the tests that need no GPU (cmocka, build test, scripts)"
-	@echo "  make gpu-tests         build every rung, run the GPU tests on every binary in bin/"
+	@echo "  make gpu-tests         build every rung, run the GPU tests on every bin/stepNN"
 	@echo "  make defects           plant each defect of tests/defects/ in a copy, check it is caught (GPU)"
 	@echo "  make step=N run        build rung N ($(firstword $(STEP_NUMS))..$(lastword $(STEP_NUMS))), check it against cuBLAS, time it (ARGS=\"--sizes 4096\")"
 	@echo "  make step=N            build bin/stepNN only"
