@@ -95,6 +95,11 @@ static int pick_rungs(const struct options *o, const char *prog, const struct st
     }
     int count = 0;
     for (int j = 0; j < o->nsteps; j++) {
+        for (int i = 0; i < j; i++)
+            if (o->steps[i] == o->steps[j]) {
+                fprintf(stderr, "%s: --steps names rung %d twice\n", prog, o->steps[j]);
+                exit(EXIT_USAGE);
+            }
         int found = 0;
         for (int i = 0; i < BUILT && !found; i++)
             if (built[i]->number == o->steps[j]) {
@@ -248,6 +253,8 @@ int main(int argc, char **argv)
     if (o.random && !o.quiet)
         print_random_shapes(&o);
     for (int r = 0; r < count; r++) {
+        if (count > 1 && (o.check || (!o.time && o.nshapes > 0)))
+            printf("rung %02d %s\n", rungs[r]->number, rungs[r]->slug);
         if (o.check)
             failures += run_check_matrix(rungs[r], h, stream, seed);
         if (!o.time && o.nshapes > 0)
