@@ -42,10 +42,10 @@
  * Expected speed: a few hundred GFLOP/s, about 1% of cuBLAS (the naive kernel of Simon
  * Boehm's SGEMM_CUDA, the most-cited tutorial ladder, measured 0.010x on an H200).
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 498 GFLOP/s at 4096, 0.010x cuBLAS
- * (0.015 / 0.010 / 0.010 at 1024 / 2048 / 4096), as expected.  Nsight
- * Compute (results/nvidia-h200/PROFILE.md): 32 sectors per store request and 16.5 per load
- * request; the top stall is the full load/store queue (lg_throttle, 416 warps per issue).
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 498 GFLOP/s at 4096, 0.010x
+ * cuBLAS (0.015 / 0.010 / 0.010 at 1024 / 2048 / 4096), as expected. Nsight Compute
+ * (results/nvidia-h200/PROFILE.md): 32 sectors per store request and 16.5 per load request; the top
+ * stall is the full load/store queue (lg_throttle, 416 warps per issue).
  * The ceilings it is measured against: results/NOTES.md.
  */
 #include "../common/step.h"

@@ -66,12 +66,13 @@
  * Prediction (written before measuring, H200): 1.04x cuBLAS at 2048-8192: 92% FFMA issue
  * share, minus ~5% of barrier and bank stalls, times 97% wave quantization at 4096.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.358 / 0.972 / 0.972 /
- * 0.991 at 1024 / 2048 / 4096 / 8192, rung 10 in the same run 0.661 / 0.960 / 0.959 / 0.967:
- * ahead by 1-2.5% from 2048 (on an H100, 1-3%), short of the 1.04 predicted. The prediction missed by the order of the FFMAs (rung 12, +4-6%) and, at 1024, by
- * 32 tiles for 132 SMs (rung 13). With 16x8 per thread, this rung's first form, it ran level
- * with rung 10 (0.957 / 0.947 / 0.953). Nsight Compute at 4096: FMA pipe 77.5%
- * (16x8: 75.9%, rung 10 75.9%), dispatch stalls 0.20 per instruction (16x8: 0.24).
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.358 / 0.972 / 0.972 / 0.991 at
+ * 1024 / 2048 / 4096 / 8192, rung 10 in the same run 0.661 / 0.960 / 0.959 / 0.967: ahead by 1-2.5%
+ * from 2048 (on an H100, 1-3%), short of the 1.04 predicted. The prediction missed by the order of
+ * the FFMAs (rung 12, +4-6%) and, at 1024, by 32 tiles for 132 SMs (rung 13). With 16x8 per thread,
+ * this rung's first form, it ran level with rung 10 (0.957 / 0.947 / 0.953). Nsight Compute at
+ * 4096: FMA pipe 77.5% (16x8: 75.9%, rung 10 75.9%), dispatch stalls 0.20 per instruction (16x8:
+ * 0.24).
  * results/notes/step_11.md has more.
  * Resources (ptxas, sm_90): 233 registers, 37,248 bytes of shared memory, 0 spills.
  */

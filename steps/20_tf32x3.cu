@@ -44,8 +44,8 @@
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
  *   SGEMM 1.008 / 1.424 / 1.441 / 1.456x at 1024 / 2048 / 4096 / 8192, as predicted, 57% of
  *   rung 19's speed; 1.87 / 1.43 / 1.33 / 1.08 u against FP64 where cuBLAS SGEMM has 4.9 / 5.3
- *   / 5.9 / 5.6 u: 380-500x below rung 19's error, and below cuBLAS's. At 1024 the 64 tiles leave half of 132 SMs idle: rung 21's subject. 217-224
- *   registers (sm_90), 0 spills.
+ *   / 5.9 / 5.6 u: 350-500x below rung 19's error, and below cuBLAS's. At 1024 the 64 tiles
+ *   leave half of 132 SMs idle: rung 21's subject. 217-224 registers (sm_90), 0 spills.
  */
 #include "../common/step.h"
 #include "../common/mma_tile.cuh"     /* the 128x128 tile, load_tile, mma_tf32, k_range */
