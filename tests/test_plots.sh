@@ -155,6 +155,26 @@ test_shapes_plot() {
     check_exit "plots.sh refuses a malformed shapes.csv" 1 "$rc"
     check_contains "and names it" "$log" "$tmp/badshapes/shapes.csv:3: check must be PASS or FAIL"
     check "no shapes plot from it" test ! -e "$tmp/badshapes/shapes.png"
+
+    # rows beyond the set (--random): their own plot by work, not bars; none without them
+    mkdir -p "$tmp/random" "$tmp/norandom"
+    cp "$ROOT/tests/fixtures/shapes.txt" "$tmp/norandom/shapes.txt"
+    cp "$SHAPES_FIXTURE" "$tmp/norandom/shapes.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/norandom/shapes.csv"
+    check_exit "plots.sh on the set alone" 0 "$rc"
+    check "the set alone: no random plot" test ! -e "$tmp/norandom/random.svg"
+    cp "$ROOT/tests/fixtures/shapes.txt" "$tmp/random/shapes.txt"
+    echo "shapes: shapes.txt, 5 shapes and 2 random (--random 2 --seed 9)" >"$tmp/random/run.txt"
+    awk -F, -v OFS=, '{ print } NR > 1 && !done[$3]++ {
+            $5 = 100 + $3; $6 = 200; $7 = 300; print; $5 = 5000; $6 = 6000; $7 = 700; print }' \
+        "$SHAPES_FIXTURE" >"$tmp/random/shapes.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/random/shapes.csv"
+    check_exit "plots.sh with random shapes" 0 "$rc"
+    check_contains "draws both" "$log" "$tmp/random/{shapes,random}.{png,svg}"
+    check_file_contains "the random plot names its seed" "$tmp/random/random.svg" "--random 2 --seed 9"
+    check_file_contains "and each rung" "$tmp/random/random.svg" "10 texld"
+    check_not_contains "the random shapes are no bars" "$(cat "$tmp/random/shapes.svg")" "5000×6000×700"
+    check_file_contains "the set's bars stay" "$tmp/random/shapes.svg" "4096×4096×4096"
 }
 
 test_plot_options() {

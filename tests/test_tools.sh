@@ -43,44 +43,8 @@ SH
     printf '/* rung 01: __global__ in a comment is not a kernel(x) */\n__global__ void sgemm_alpha(int m) { (void)m; }\n' >"$T/steps/01_alpha.cu"
     printf '#define T 256\n__global__ void __launch_bounds__(T * 1)\nsgemm_beta(int m) { (void)m; } // __global__ void not_me(\n' >"$T/steps/02_beta.cu"
     printf '__global__ void sgemm_blocktiling_2d(int m) { (void)m; }\n__global__ void\nsgemm_gamma_edge(int m) { (void)m; }\n' >"$T/steps/03_gamma.cu"
-    # a rung binary: one CSV row per size, or per shape of a --shapes file (whose lines it
-    # checks as the harness does, loosely: exit 2 and "FILE:LINE: ..."); FAKE_EXIT_<n> and
-    # FAKE_SHAPES_EXIT_<n> set its exit status; every call's arguments go to calls.log
-    cat >"$T/fake_step" <<'SH'
-#!/usr/bin/env bash
-echo "${0##*/} $*" >>"${0%/bin/*}/calls.log"
-n=${0##*step}; n=$((10#$n)); sizes="" csv="" shapes="" help=0 anchors="" random=0
-while (($#)); do
-    case $1 in --sizes) sizes=$2; shift ;; --csv) csv=$2; shift ;; --shapes) shapes=$2; shift ;; --help) help=1 ;; --anchors) anchors=$2; shift ;; --random) random=$2; shift ;; --seed) shift ;; esac
-    shift
-done
-points=()
-if [[ -n $shapes ]]; then
-    [[ -r $shapes ]] || { echo "--shapes $shapes: cannot open" >&2; exit 2; }
-    bad=$(awk '{ sub(/#.*/, "") } NF && !($1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/) { print FILENAME ":" FNR ": bad shape"; exit }' "$shapes")
-    [[ -z $bad ]] || { echo "$bad" >&2; exit 2; }
-    mapfile -t points < <(awk '{ sub(/#.*/, "") } NF { print $1 "," $2 "," $3 }' "$shapes")
-    code_var=FAKE_SHAPES_EXIT_$n
-else
-    for s in ${sizes//,/ }; do points+=("$s,$s,$s"); done
-    code_var=FAKE_EXIT_$n
-fi
-for ((r = 0; r < random; r++)); do points+=("$((100 + r)),200,300"); done # --random: its rows after
-((help)) && exit 0
-if [[ -n $anchors ]]; then : >>"$anchors"; fi # opened before the first point, as the harness does
-code=${!code_var:-0}
-if [[ $code == 77 ]]; then echo "${FAKE_77_TEXT:-${0##*/}: rung $n (fake) needs compute capability 9.0; device 0 (NVIDIA A100) is 8.0}" >&2; exit 77; fi
-for p in "${points[@]}"; do
-    [[ -s $csv ]] || echo "device,cc,step,slug,M,N,K,reps,cut_short,ms_mean,ms_median,ms_min,ms_max,gflops,gflops_median,cublas_ms_mean,cublas_gflops,ratio,rel_err,check,sm_clock_mhz,mem_clock_mhz,power_w,energy_mj,throttle,cublas_sm_clock_mhz,cublas_power_w,cublas_energy_mj,exact,err_max_u,err_rms,cublas_err_max_u,cublas_err_rms,seq_err_max_u,seq_err_rms,precision" >"$csv"
-    cut=0; if ((${p%%,*} >= 4096)); then cut=1; fi
-    echo "NVIDIA H100 80GB HBM3,90,$n,fake,$p,10,$cut,1.0,1.0,1.0,1.0,$((n * 1000)).0,1000.0,1.0,50000.0,0.0200,1.0e-07,PASS,1980,2619,400.0,1.0,0x0,1980,420.0,1.0,PASS,2.5,1.1e-07,2.4,1.0e-07,3.0,1.2e-07,PASS" >>"$csv"
-    if [[ -n $anchors ]]; then
-        [[ -s $anchors ]] || echo "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms" >"$anchors"
-        echo "NVIDIA H100 80GB HBM3,90,$p,50000.0,5.5,1.1e-06,110000.0,2.2000,470.0,2.6e-04,100000.0,2.0000,15.0,9.6e-06" >>"$anchors"
-    fi
-done
-exit "$code"
-SH
+    # bin/stepNN for the inspect tests: the stand-in tools run nothing of it
+    printf '#!/usr/bin/env bash\necho "${0##*/} $*" >>"${0%%/bin/*}/calls.log"\n' >"$T/fake_step"
     chmod +x "$T/gpu/nvidia-smi" "$T/nogpu/nvidia-smi" "$T/gpu/make" "$T/fake_step"
     ln -s ../fake_step "$T/bin/step01"
     ln -s ../fake_step "$T/bin/step02"
