@@ -12,7 +12,11 @@
  *   tile_wgmma()             one K tile's twelve products into `chunk`;
  *   tile_origin()            which C tile a block takes: in bands of rows (rasterization);
  *   finish_tile()            a slice's partial sums, or C := alpha acc + beta C;
- *   wgmma_image_loaded()     host: whether the device runs the sm_90a body.
+ *   wgmma_image_loaded()     host: whether the device runs the sm_90a body;
+ *   wgmma_start(), wgmma_finish()
+ *                            host: a launch's start (prologue, Hopper, the rung's facts, the
+ *                            tiles, split-K's slices and workspace) and end (split-K's sum,
+ *                            the trace line, the workspace given back).
  * wgmma and setmaxnreg exist only for sm_90a: elsewhere the device code is left out and the
  * kernels __trap(); a launch asks wgmma_image_probe first and never gets there.
  */
@@ -26,7 +30,9 @@
 #include "sgemm_common.h"   /* sgemm_aligned16 */
 #include "cp_async.cuh"     /* cp_async_4, cp_async_16, commit, wait */
 #include "c_tile.cuh"       /* write_c_tile */
-#include "split_sum.cuh"    /* SPLIT_TILE */
+#include "split_sum.cuh"    /* SPLIT_TILE, split_slices, launch_sum_slices */
+#include "device_facts.h"   /* sgemm_rung_facts */
+#include "sgemm_workspace.h" /* sgemm_stream_workspace, sgemm_workspace_done */
 
 /* ---- The tile ---- */
 #define BM       128 /* rows of C per block: two warpgroups of 64 rows */
@@ -388,6 +394,64 @@ static inline int wgmma_image_loaded(void)
     struct cudaFuncAttributes probe;
     return cudaFuncGetAttributes(&probe, (const void *)wgmma_image_probe) == cudaSuccess &&
            probe.sharedSizeBytes >= PROBE_MARK_INTS * sizeof(int);
+}
+
+/* A launch's plan: whole C tiles, split-K's slices of each (1: none) and their workspace. */
+struct wgmma_plan {
+    long long tiles;
+    int slices;
+    float *work;
+};
+
+/* What a launch of rungs 22-25 does first: sgemm_prologue() (*done: the call is settled there),
+ * Hopper alone (wgmma is sm_90a), the rung's facts for the device (*entry; *has_wgmma, a field of
+ * it: whether the image has the wgmma body), the tile count (one 1-D grid: C spans <= INT_MAX
+ * floats), and split-K's slices with the stream's workspace (NULL where there is no memory for
+ * it: then whole tiles, which need none). */
+static inline cudaError_t wgmma_start(int M, int N, int K, float alpha, const float *A, int lda,
+                                      const float *B, int ldb, float beta, float *C, int ldc,
+                                      cudaStream_t stream, struct sgemm_rung_facts *table,
+                                      struct sgemm_device *d, void *entry, const int *has_wgmma,
+                                      int *done, struct wgmma_plan *p)
+{
+    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, done);
+    if (err != cudaSuccess || *done)
+        return err;
+    if (sgemm_current_cc() != 90)
+        return cudaErrorInvalidDevice; /* wgmma is sm_90a: Hopper only, not its successors */
+    if ((err = sgemm_rung_facts(table, d, entry)) != cudaSuccess)
+        return err;
+    if (!*has_wgmma)
+        return cudaErrorNoKernelImageForDevice; /* built without sm_90a */
+    p->tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
+    double split_cost = 0.0;
+    p->slices = split_slices(p->tiles, K, BK, d->sms, &split_cost);
+    p->work = NULL;
+    if (p->slices > 1) {
+        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d->sms), (void **)&p->work);
+        if (err != cudaSuccess)
+            return err;
+        p->slices = p->work ? p->slices : 1;
+    }
+    return cudaSuccess;
+}
+
+/* The end, after the product's launch returned err: whole tiles trace `whole_path`; split-K
+ * queues the slices' sum, traces, and gives back a workspace made in a capture's graph
+ * (sgemm_workspace_done()). */
+static inline cudaError_t wgmma_finish(int step, const char *whole_path, cudaError_t err,
+                                       const struct wgmma_plan *p, int M, int N, int K,
+                                       float alpha, const float *A, int lda, const float *B,
+                                       int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    if (err != cudaSuccess || p->slices == 1) { /* (p->work is NULL for whole tiles) */
+        sgemm_trace(step, whole_path, M, N, K, p->tiles, 1);
+        return sgemm_workspace_done(stream, p->work, err);
+    }
+    sgemm_trace(step, "split-k", M, N, K, p->tiles * p->slices, p->slices);
+    return sgemm_workspace_done(stream, p->work,
+                                launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  p->slices, p->work, stream));
 }
 
 #endif /* SGEMM_LADDER_WGMMA_CUH */

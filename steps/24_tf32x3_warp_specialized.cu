@@ -74,46 +74,26 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
-    if (sgemm_current_cc() != 90)
-        return cudaErrorInvalidDevice; /* wgmma is sm_90a: Hopper only, not its successors */
     struct sgemm_device d;
     struct facts f;
-    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
+    struct wgmma_plan plan;
+    cudaError_t err = wgmma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                  &facts_table, &d, &f, &f.wgmma, &done, &plan);
+    if (err != cudaSuccess || done)
         return err;
-    if (!f.wgmma)
-        return cudaErrorNoKernelImageForDevice; /* built without sm_90a */
     CUtensorMap map_a = {}, map_b = {}; /* FEED_COPY passes them unused */
     const int tma_a = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B);
-    /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
-    const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
-    double split_cost = 0.0;
-    int slices = split_slices(tiles, K, BK, d.sms, &split_cost);
-    float *work = NULL;
-    if (slices > 1) {
-        /* NULL where there is no memory for it: then the whole tiles, which need none. */
-        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
-        if (err != cudaSuccess)
-            return err;
-        slices = work ? slices : 1;
-    }
+    const long long tiles = plan.tiles;
+    const int slices = plan.slices;
+    float *work = plan.work;
     const int whole = slices == 1;
     int feed = FEED_COPY;
     if (tma_a && tensor_map(&map_b, B, K, N, ldb, BK, BN, CU_TENSOR_MAP_SWIZZLE_NONE))
         feed = FEED_TMA;
     kernels[feed][whole]<<<(unsigned)(tiles * slices), THREADS, SMEM(whole), stream>>>(
         map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
-    if ((err = cudaGetLastError()) != cudaSuccess || slices == 1) {
-        sgemm_trace(24, "whole", M, N, K, tiles, 1);
-        return err;
-    }
-    sgemm_trace(24, "split-k", M, N, K, tiles * slices, slices);
-    /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
-    return sgemm_workspace_done(
-        stream, work,
-        launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream));
+    return wgmma_finish(24, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
+                        ldb, beta, C, ldc, stream);
 }
 
 extern "C" const struct step step_24 = {
