@@ -7,12 +7,13 @@
  *   it, so every element of B is split M / 128 times, ~200 instructions a K tile in one warp a
  *   scheduler, about as long as the tile's 1536 clocks of tensor core. Here, where there are 16
  *   rows of tiles or more (M >= SPLIT_B_MIN_M, common/plan_costs.h) and whole tiles run,
- *   split_b_first() queues split_b_transposed() on the stream first: B^T big (rows 0..n_pad -
- *   1) and small (rows n_pad..), k in the tile's K order, 8 bytes per element of B (up to
+ *   split_b_first() (common/wgmma_split_b.cuh, written there once for rungs 25 and 26)
+ *   queues split_b_transposed() on the stream first: B^T big (rows 0..n_pad - 1) and small
+ *   (rows n_pad..), k in the tile's K order, 8 bytes per element of B (up to
  *   SPLIT_B_MAX_BYTES, 1 GiB), read through a 32 x 32 block of shared memory so that both B's
  *   rows and B^T's are whole. The product (FEED_SPLIT_B) has thread 0 of the producer bring A
  *   and both B^T parts by TMA, into the 128-byte swizzled layout wgmma reads, and nothing else.
- *   The memory comes from the rung's own pool on the device (split_b_memory(): made at first
+ *   The memory comes from the rung's own pool on the device (rung_memory(): made at first
  *   use, keeps what is given back, never makes one stream wait for another's memory), taken
  *   and given back in stream order around the product. Where the stream is capturing (the
  *   memory would belong to the graph), for fewer rows and for split-K, rung 24's path runs.
@@ -46,47 +47,20 @@
 #include "../common/tma.cuh"       /* mbarriers, TMA loads, tensor_map */
 #include "../common/wgmma_roles.cuh" /* the producer and consumer warpgroups: the kernel */
 #include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21) */
-
-/* B split once, before the product: bt[n][k] big and bt[n_pad + n][k] small, rows of k_pad
- * floats, k in the tile's K order (b_tile_row()), zeros outside K and N. A 32 x 32 block of B
- * through shared memory, read along B's rows and written along bt's (no bank conflicts). */
-#define SPLIT_B_TILE 32
-static __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
-    split_b_transposed(int K, int N, const float *B, int ldb, int k_pad, int n_pad, unsigned *bt)
-{
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    __shared__ float block[SPLIT_B_TILE][SPLIT_B_TILE + 1]; /* [k][n] */
-    const int n0 = (int)blockIdx.x * SPLIT_B_TILE, k0 = (int)blockIdx.y * SPLIT_B_TILE;
-    const int x = (int)threadIdx.x, y = (int)threadIdx.y;
-#pragma unroll
-    for (int r = y; r < SPLIT_B_TILE; r += 8)
-        block[r][x] = k0 + r < K && n0 + x < N ? B[(size_t)(k0 + r) * ldb + n0 + x] : 0.0f;
-    __syncthreads();
-#pragma unroll
-    for (int r = y; r < SPLIT_B_TILE; r += 8) { /* row n0 + r of bt, position k0 + x */
-        unsigned big, small;
-        split(block[b_tile_row(x / 4, x % 4)][r], &big, &small);
-        const size_t at = (size_t)(n0 + r) * k_pad + k0 + x;
-        bt[at] = big;
-        bt[(size_t)n_pad * k_pad + at] = small;
-    }
-#elif defined(__CUDA_ARCH__)
-    __trap(); /* as the product: launch() never gets here without the sm_90a image */
-#endif
-}
+#include "../common/wgmma_split_b.cuh" /* split_b_transposed, rung_memory, split_b_first */
 
 static const tf32x3_kernel kernels[3][2] = {
     KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA),
     {NULL, sgemm_tf32x3_wgmma<FEED_SPLIT_B, SPLIT_STAGES_WHOLE>}}; /* split-b: whole tiles only */
 
 /* ---- Per device, once, no stream work (common/device_facts.h): whether the image has the
- * wgmma body, the kernels' opt-in to SMEM bytes of shared memory, split B's memory pool. */
+ * wgmma body, the kernels' opt-in to SMEM bytes of shared memory. Split B's memory comes from
+ * the rung's own pool on each device (common/wgmma_split_b.cuh), under the same lock. */
 struct facts {
     int wgmma;
-    cudaMemPool_t pool; /* split_b_first()'s memory; NULL until its first use */
-    int no_pool;        /* making it failed: no split-b on this device */
 };
 static struct facts facts_of[SGEMM_MAX_DEVICES];
+static struct rung_pool pools[SGEMM_MAX_DEVICES];
 
 static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
@@ -102,112 +76,27 @@ static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 }
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
-/* B split before the product (FEED_SPLIT_B) where enough rows of tiles share it (each would
- * split all of B again) and its copy is not too large (1 GiB: K x N = 2^27, 11585^2). */
-
-/* Memory for split B from the rung's own pool on this device (made at first use: it keeps what
- * is given back, and never makes one stream wait for another's memory), taken (bytes > 0) or
- * given back in stream order, in relaxed capture mode (a global capture elsewhere stays valid). */
-static cudaError_t split_b_memory(size_t bytes, unsigned **bt, cudaStream_t stream)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device); /* < SGEMM_MAX_DEVICES: sgemm_rung_facts() saw */
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (err != cudaSuccess || (err = cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
-        return err;
-    pthread_mutex_lock(&facts_table.lock);
-    cudaMemPool_t *pool = &facts_of[device].pool;
-    if (*pool == NULL && !facts_of[device].no_pool) {
-        cudaMemPoolProps props;
-        memset(&props, 0, sizeof props);
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = device;
-        cuuint64_t keep = UINT64_MAX;
-        int no = 0;
-        if ((err = cudaMemPoolCreate(pool, &props)) == cudaSuccess &&
-            ((err = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep)) ||
-             (err = cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowInternalDependencies,
-                                            &no))))
-            (void)cudaMemPoolDestroy(*pool);
-        facts_of[device].no_pool = err != cudaSuccess;
-        *pool = err != cudaSuccess ? NULL : *pool;
-    }
-    const cudaMemPool_t use = *pool;
-    pthread_mutex_unlock(&facts_table.lock);
-    if (err == cudaSuccess)
-        err = !bytes ? cudaFreeAsync(*bt, stream)
-              : use  ? cudaMallocFromPoolAsync((void **)bt, bytes, use, stream)
-                     : cudaErrorNotSupported;
-    const cudaError_t back = cudaThreadExchangeStreamCaptureMode(&mode);
-    if (err == cudaSuccess && back != cudaSuccess && bytes) /* (never seen) */
-        (void)cudaFreeAsync(*bt, stream);
-    return err != cudaSuccess ? err : back;
-}
-
-/* B split once, queued on the stream: *bt := B^T big (rows 0..n_pad - 1) and small (from row
- * n_pad), rows of k_pad floats; NULL where it does not pay, the stream captures (a graph would
- * own the memory) or there is no memory: the producers split B. launch() gives it back. */
-static cudaError_t split_b_first(int M, int N, int K, const float *B, int ldb, unsigned **bt,
-                                 int *k_pad, int *n_pad, cudaStream_t stream)
-{
-    *bt = NULL;
-    *k_pad = (K - 1) / BK * BK + BK;
-    *n_pad = (N - 1) / BN * BN + BN;
-    const size_t bytes = 2 * sizeof(unsigned) * (size_t)*k_pad * (size_t)*n_pad;
-    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    cudaError_t err = cudaSuccess;
-    if (M < SPLIT_B_MIN_M || bytes > SPLIT_B_MAX_BYTES ||
-        (err = cudaStreamIsCapturing(stream, &capture)) || capture != cudaStreamCaptureStatusNone)
-        return err;
-    if (split_b_memory(bytes, bt, stream) != cudaSuccess) {
-        *bt = NULL; /* no memory, or no pool on this device: the producers split B */
-        (void)cudaGetLastError();
-        return cudaSuccess;
-    }
-    /* grid.y: k_pad / 32 <= 2^30 / (8 x 128 x 32) = 32768, within its 65535 */
-    const dim3 grid(*n_pad / SPLIT_B_TILE, *k_pad / SPLIT_B_TILE), block(SPLIT_B_TILE, 8);
-    split_b_transposed<<<grid, block, 0, stream>>>(K, N, B, ldb, *k_pad, *n_pad, *bt);
-    if ((err = cudaGetLastError()) != cudaSuccess) {
-        (void)split_b_memory(0, bt, stream);
-        *bt = NULL;
-    }
-    return err;
-}
-
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, float *C, int ldc, cudaStream_t stream)
 {
     int done = 0;
-    cudaError_t err = sgemm_prologue(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream, &done);
-    if (err != cudaSuccess || done)
-        return err;
-    if (sgemm_current_cc() != 90)
-        return cudaErrorInvalidDevice; /* wgmma is sm_90a: Hopper only, not its successors */
     struct sgemm_device d;
     struct facts f;
-    if ((err = sgemm_rung_facts(&facts_table, &d, &f)) != cudaSuccess)
+    struct wgmma_plan plan;
+    cudaError_t err = wgmma_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream,
+                                  &facts_table, &d, &f, &f.wgmma, &done, &plan);
+    if (err != cudaSuccess || done)
         return err;
-    if (!f.wgmma)
-        return cudaErrorNoKernelImageForDevice; /* built without sm_90a */
     CUtensorMap map_a = {}, map_b = {}; /* FEED_COPY passes them unused */
     const int tma_a = tensor_map(&map_a, A, M, K, lda, BM, BK, CU_TENSOR_MAP_SWIZZLE_128B);
-    /* One 1-D grid: C spans <= INT_MAX floats, so the block count fits. */
-    const long long tiles = (long long)((M - 1) / BM + 1) * ((N - 1) / BN + 1);
-    double split_cost = 0.0;
-    int slices = split_slices(tiles, K, BK, d.sms, &split_cost);
-    float *work = NULL;
-    if (slices > 1) {
-        /* NULL where there is no memory for it: then the whole tiles, which need none. */
-        err = sgemm_stream_workspace(stream, SGEMM_WORKSPACE_BYTES(d.sms), (void **)&work);
-        if (err != cudaSuccess)
-            return err;
-        slices = work ? slices : 1;
-    }
+    const long long tiles = plan.tiles;
+    const int slices = plan.slices;
+    float *work = plan.work;
     const int whole = slices == 1;
     unsigned *bt = NULL;
     int k_pad = 0, n_pad = 0;
-    if (whole && tma_a && (err = split_b_first(M, N, K, B, ldb, &bt, &k_pad, &n_pad, stream)))
+    if (whole && tma_a && (err = split_b_first(&facts_table, pools, M, N, K, B, ldb, &bt, &k_pad,
+                                                 &n_pad, stream)))
         return err;
     int feed = FEED_COPY; /* (B^T's map cannot fail: rows of k_pad floats, from the pool) */
     if (bt != NULL && tensor_map(&map_b, (const float *)bt, 2 * n_pad, k_pad, k_pad, BN, BK,
@@ -219,18 +108,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
     err = cudaGetLastError();
     if (bt != NULL) { /* after the product in stream order, whatever happened to it */
-        const cudaError_t freed = split_b_memory(0, &bt, stream);
+        const cudaError_t freed = rung_memory(&facts_table, pools, 0, (void **)&bt,
+                                              stream);
         err = err != cudaSuccess ? err : freed;
     }
-    if (err != cudaSuccess || slices == 1) {
-        sgemm_trace(25, feed == FEED_SPLIT_B ? "split-b" : "whole", M, N, K, tiles, 1);
-        return err;
-    }
-    sgemm_trace(25, "split-k", M, N, K, tiles * slices, slices);
-    /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
-    return sgemm_workspace_done(
-        stream, work,
-        launch_sum_slices(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work, stream));
+    return wgmma_finish(25, feed == FEED_SPLIT_B ? "split-b" : "whole", err, &plan, M, N,
+                        K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
 extern "C" const struct step step_25 = {
