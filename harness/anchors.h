@@ -24,8 +24,8 @@ struct anchor {
     float *c;       /* the product on the host, m x ldc (the caller frees it) */
 };
 
-/* Device bytes anchors_run needs at this shape, beyond the point's own buffers, which stay
- * allocated while it runs (bench_bytes_needed() counts both). */
+/* Device bytes anchors_run needs at this shape, beside nothing else (the point's buffers are
+ * freed before it runs). */
 size_t anchors_bytes(int m, int n, int k, int lda, int ldb, int ldc);
 
 /* Times cuBLAS TF32 and the composed 3xTF32 on ha (m x k, lda) and hb (k x n, ldb), alpha 1,

@@ -41,13 +41,14 @@ size_t bench_bytes_needed(const struct shape *s, int anchors)
 {
     const size_t mk = (size_t)s->m * s->lda, kn = (size_t)s->k * s->ldb;
     const size_t mn = (size_t)s->m * s->ldc, tight_mn = (size_t)s->m * s->n;
-    /* A, B and two C in float for the whole point; beside them, for a while, A, B and one
-     * tight C in double for the FP64 reference, or the buffers of the anchors */
+    /* A, B and two C in float; while they are freed, A, B and one tight C in double for the FP64
+     * reference, then the buffers of the anchors: the largest of the three, not their sum */
     const size_t floats =
         sizeof(float) * (mk + kn + 2 * mn + s->a_off + s->b_off + 2 * (size_t)s->c_off);
     const size_t doubles = sizeof(double) * (mk + kn + tight_mn);
     const size_t extra = anchors ? anchors_bytes(s->m, s->n, s->k, s->lda, s->ldb, s->ldc) : 0;
-    return floats + (extra > doubles ? extra : doubles);
+    const size_t most = floats > doubles ? floats : doubles;
+    return extra > most ? extra : most;
 }
 
 static void *host_alloc(size_t count, size_t size)
@@ -84,6 +85,31 @@ struct point {
     float *abs_ab32;
 };
 
+/* The point's device buffers, each operand s->x_off floats past the allocation's (aligned)
+ * start: --random's shapes give the rung the 4-byte-aligned pointers a caller may pass. */
+static void device_buffers(struct point *p)
+{
+    const struct shape *s = p->s;
+    p->da = gpu_alloc_floats(p->mk + s->a_off);
+    p->db = gpu_alloc_floats(p->kn + s->b_off);
+    p->dc = gpu_alloc_floats(p->mn + s->c_off);
+    p->dref = gpu_alloc_floats(p->mn + s->c_off);
+    p->rung.a = p->blas.a = p->da + s->a_off;
+    p->rung.b = p->blas.b = p->db + s->b_off;
+    p->rung.c = p->dc + s->c_off;
+    p->blas.c = p->dref + s->c_off;
+}
+
+/* Frees them (the FP64 reference and the anchors take their memory in turn). */
+static void free_device_buffers(struct point *p)
+{
+    gpu_free(p->da);
+    gpu_free(p->db);
+    gpu_free(p->dc);
+    gpu_free(p->dref);
+    p->da = p->db = p->dc = p->dref = NULL;
+}
+
 static void point_open(struct point *p, const struct shape *s, struct timer *t, cublasHandle_t h)
 {
     memset(p, 0, sizeof *p);
@@ -94,26 +120,16 @@ static void point_open(struct point *p, const struct shape *s, struct timer *t, 
     p->tight_mn = (size_t)s->m * s->n;
     p->ha = host_floats(p->mk);
     p->hb = host_floats(p->kn);
-    /* Each operand s->x_off floats past the allocation's (aligned) start: --random's shapes
-     * give the rung the 4-byte-aligned pointers a caller may pass. */
-    p->da = gpu_alloc_floats(p->mk + s->a_off);
-    p->db = gpu_alloc_floats(p->kn + s->b_off);
-    p->dc = gpu_alloc_floats(p->mn + s->c_off);
-    p->dref = gpu_alloc_floats(p->mn + s->c_off);
     const struct gemm_ctx g = {NULL, h, s->m, s->n, s->k, s->lda, s->ldb, s->ldc,
-                               p->da + s->a_off, p->db + s->b_off, NULL, t->stream};
+                               NULL, NULL, NULL, t->stream};
     p->rung = g;
-    p->rung.c = p->dc + s->c_off;
     p->blas = g;
-    p->blas.c = p->dref + s->c_off;
+    device_buffers(p);
 }
 
+/* The host side (the device buffers are freed before the anchors). */
 static void point_close(struct point *p)
 {
-    gpu_free(p->da);
-    gpu_free(p->db);
-    gpu_free(p->dc);
-    gpu_free(p->dref);
     free(p->ha);
     free(p->hb);
     free(p->c0);
@@ -197,6 +213,7 @@ static void timed_inputs(struct point *p, int inputs, struct rng *rng)
     CUDA_CHECK(run_cublas(&p->blas, p->blas.stream));
     CUDA_CHECK(cudaStreamSynchronize(p->blas.stream));
     download(p->ref, p->blas.c, p->mn);
+    free_device_buffers(p); /* the FP64 reference in their memory, then they come back */
 
     const size_t staging_count = p->mk > p->kn ? p->mk : p->kn;
     double *staging = host_alloc(staging_count, sizeof(double));
@@ -217,6 +234,9 @@ static void timed_inputs(struct point *p, int inputs, struct rng *rng)
     gpu_free(d_a64);
     gpu_free(d_b64);
     gpu_free(d_c64);
+    device_buffers(p);
+    upload((float *)p->blas.a, p->ha, p->mk);
+    upload((float *)p->blas.b, p->hb, p->kn);
     p->abs_ab32 = host_floats(p->tight_mn);
     for (size_t i = 0; i < p->tight_mn; i++)
         p->abs_ab32[i] = (float)p->abs_ab[i];
@@ -359,7 +379,9 @@ void bench_point(const struct step *const *rungs, int count, const struct shape 
     for (int r = 0; r < count; r++)
         time_rung(&p, rungs[r], o, t, tel, &res[r]);
 
-    /* The references of Part II, once, beside the last rung (its cuBLAS figure the ratio's). */
+    free_device_buffers(&p);
+    /* The references of Part II, once, beside the last rung (its cuBLAS figure the ratio's), in
+     * the memory the point's buffers left. */
     if (o->anchors_csv) {
         struct point_result *last = &res[count - 1];
         struct anchor tf32, x3;
