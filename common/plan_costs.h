@@ -77,4 +77,10 @@
 #define SPLIT_B_MIN_M     2048
 #define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
 
+/* A copied into 16-byte rows (rung 26) where TMA cannot read its own and N >= ALIGN_A_MIN_N:
+ * the copy moves 8 M K bytes (~4 TB/s), the product 2 M N K flops at ~150 TFLOP/s, about twice
+ * as fast with TMA as without; so the copy pays from N ~ 150 and is taken with margin from 512
+ * (a derived bound, to be checked on the GPU). */
+#define ALIGN_A_MIN_N 512
+
 #endif /* SGEMM_LADDER_PLAN_COSTS_H */

@@ -782,9 +782,9 @@ static void run_devices(int m, int n, int k)
  * A model of rung 18's plan code (8 GPCs) finds every path among the shapes for every S from
  * 56 to 256 but one (S = 240: no small-split); below 56 SMs no cluster of 8 fits, and the
  * slabs take the split-k shapes.
- * Rungs 19 and 20 have one path. Rungs 21-25 (split_slices(), common/split_sum.cuh) name two
+ * Rungs 19 and 20 have one path. Rungs 21-26 (split_slices(), common/split_sum.cuh) name two
  * of their own: whole (one block a tile) and split-k (the split-k and large-split shapes).
- * Rung 25 names split-b (B split before the product, split_b_first()):
+ * Rungs 25 and 26 name split-b (B split before the product, split_b_first()):
  * whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
  * The check: every launch prints exactly one trace line, of this rung, naming a path of its

@@ -65,6 +65,9 @@ one_rung() {
     step2[2-4]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
     # Rung 25: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
     step25*) shapes="$shapes --mnk 2100,301,100" ;;
+    # Rung 26: A copied into aligned rows (lda = K = 99, 999): before B's split (M >= 2048, B's
+    # rows of 301 floats) and before split-K on B read by TMA (ten tiles, K = 999).
+    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,301,99 --mnk 200,600,999" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -121,7 +124,7 @@ contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
 contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
 # capture-random's: split-K (few tiles, a long K), stream-K and the large tiles' split, rung 25's
-# B split (M >= 2048), odd sizes.
+# B split (M >= 2048), odd sizes (rung 26: A's copy at 1000x1000x999).
 contract_random_shapes="256x256x4096 1024x1024x1024 2560x2560x256 2048x2048x512 1000x1000x999"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
@@ -147,9 +150,10 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-18, 21-25): capture-warm too, and
+  # The rungs that keep a workspace per stream (14-18, 21-26): capture-warm too, and
   # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
-  # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split).
+  # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split and
+  # rung 26's copy of A, which a capture leaves out: the bits are the same either way).
   case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
