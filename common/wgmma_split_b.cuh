@@ -95,11 +95,18 @@ static cudaError_t rung_memory(struct sgemm_rung_facts *table, struct rung_pool 
     return err != cudaSuccess ? err : back;
 }
 
+/* Whether B's split pays (SPLIT_B_MIN_M rows or more: each row of tiles would split all of B
+ * again) and fits (SPLIT_B_MAX_BYTES, 1 GiB: K x N = 2^27), for whole tiles. */
+static inline int split_b_pays(int M, int N, int K)
+{
+    const size_t k_pad = (size_t)((K - 1) / BK * BK + BK), n_pad = (size_t)((N - 1) / BN * BN + BN);
+    return M >= SPLIT_B_MIN_M && 2 * sizeof(unsigned) * k_pad * n_pad <= SPLIT_B_MAX_BYTES;
+}
+
 /* B split once, queued on the stream: *bt := B^T big (rows 0..n_pad - 1) and small (from row
- * n_pad), rows of k_pad floats. NULL where it does not pay (fewer than SPLIT_B_MIN_M rows: each
- * row of tiles would split all of B again), is too large (SPLIT_B_MAX_BYTES, 1 GiB: K x N =
- * 2^27), the stream captures (a graph would own the memory) or there is no memory: then the
- * producers split B. The caller gives it back with rung_memory() after the product. */
+ * n_pad), rows of k_pad floats. NULL where it does not pay or fit (split_b_pays()), the stream
+ * captures (a graph would own the memory) or there is no memory: then the producers split B.
+ * The caller gives it back with rung_memory() after the product. */
 static cudaError_t split_b_first(struct sgemm_rung_facts *table, struct rung_pool *pools, int M,
                                  int N, int K, const float *B, int ldb, unsigned **bt, int *k_pad,
                                  int *n_pad, cudaStream_t stream)
@@ -110,7 +117,7 @@ static cudaError_t split_b_first(struct sgemm_rung_facts *table, struct rung_poo
     const size_t bytes = 2 * sizeof(unsigned) * (size_t)*k_pad * (size_t)*n_pad;
     enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t err = cudaSuccess;
-    if (M < SPLIT_B_MIN_M || bytes > SPLIT_B_MAX_BYTES ||
+    if (!split_b_pays(M, N, K) ||
         (err = cudaStreamIsCapturing(stream, &capture)) || capture != cudaStreamCaptureStatusNone)
         return err;
     if (rung_memory(table, pools, bytes, (void **)bt, stream) != cudaSuccess) {

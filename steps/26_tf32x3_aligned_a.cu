@@ -11,7 +11,7 @@
  *   common/plan_costs.h), copy_a_first() queues a copy of A into rows of K rounded up to 4
  *   floats, from the pool split B comes from (rung_memory(), common/wgmma_split_b.cuh),
  *   and the product reads the copy: where B's rows are TMA's, or B is split first as in rung 25
- *   (whole tiles, M >= SPLIT_B_MIN_M; B^T's rows are aligned whatever B's are); elsewhere a
+ *   (whole tiles, split_b_pays(); B^T's rows are aligned whatever B's are); elsewhere a
  *   copy would not let TMA run, and none is made. It is given back in stream order after the
  *   product (and split-K's sum, which reads A where a sum is not finite); under capture (the
  *   memory would belong to the graph) rung 25's path runs.
@@ -62,7 +62,8 @@ static const tf32x3_kernel kernels[3][2] = {
 
 /* ---- Per device, once, no stream work (common/device_facts.h): whether the image has the
  * wgmma body, the kernels' opt-in to SMEM bytes of shared memory. Split B's memory and A's
- * copy come from the rung's own pool on each device (common/wgmma_split_b.cuh), under the same lock. */
+ * copy come from the rung's own pool on each device (common/wgmma_split_b.cuh), under the
+ * same lock. */
 struct facts {
     int wgmma;
 };
@@ -104,7 +105,8 @@ static cudaError_t copy_a_first(int M, int N, int K, const float *A, int lda, fl
     }
     /* grid.x: ld / 32 <= 2^30 / 128; grid.y at most 65535, the rows beyond in a loop */
     const int row_blocks = (M + COPY_A_ROWS - 1) / COPY_A_ROWS;
-    const dim3 grid((unsigned)((*ld + 31) / 32), (unsigned)(row_blocks < 65535 ? row_blocks : 65535));
+    const dim3 grid((unsigned)((*ld + 31) / 32),
+                    (unsigned)(row_blocks < 65535 ? row_blocks : 65535));
     copy_a_aligned<<<grid, dim3(32, COPY_A_ROWS), 0, stream>>>(M, K, A, lda, *ld, *copy);
     if ((err = cudaGetLastError()) != cudaSuccess) {
         (void)rung_memory(&facts_table, pools, 0, (void **)copy, stream);
@@ -131,11 +133,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     float *work = plan.work;
     const int whole = slices == 1;
     /* NEW: A copied where TMA cannot read its own rows and the copy lets the product use TMA:
-     * B read by TMA as well, or split first (whole tiles from SPLIT_B_MIN_M rows). */
+     * B read by TMA as well, or split first (whole tiles, where split_b_pays()). */
     float *a_copy = NULL;
     int ld_copy = 0;
     const int b_readable = ldb % 4 == 0 && sgemm_aligned16(B);
-    if (!tma_a && (b_readable || (whole && M >= SPLIT_B_MIN_M)) &&
+    if (!tma_a && (b_readable || (whole && split_b_pays(M, N, K))) &&
         (err = copy_a_first(M, N, K, A, lda, &a_copy, &ld_copy, stream)) != cudaSuccess)
         return sgemm_workspace_done(stream, work, err);
     if (a_copy != NULL) {

@@ -65,9 +65,9 @@ one_rung() {
     step2[2-4]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
     # Rung 25: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
     step25*) shapes="$shapes --mnk 2100,301,100" ;;
-    # Rung 26: A copied into aligned rows (lda = K = 99, 999): before B's split (M >= 2048, B's
-    # rows of 301 floats) and before split-K on B read by TMA (ten tiles, K = 999).
-    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,301,99 --mnk 200,600,999" ;;
+    # Rung 26: A copied into aligned rows (lda = K = 99, 999; N >= 512): before B's split (M >=
+    # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999).
+    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
