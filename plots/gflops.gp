@@ -20,7 +20,7 @@ if (STATS_max > ymax) { ymax = STATS_max }
 set yrange [*:ymax * 1.6]
 # the ceiling spans the whole axis, so it is an arrow (keyentry gives it a key line)
 set arrow 1 from graph 0, first peak to graph 1, first peak nohead ls 21 front
-set key outside right top vertical spacing 1.15 box lc rgb '#cccccc'
+set key outside right top vertical spacing 1.0 maxrows 40 box lc rgb '#cccccc'
 
 # One line per rung file (its first line names it), then cuBLAS, then the ceiling.
 plot for [i = 1:words(series)] word(series, i) using 1:2 with linespoints lt int(word(steps, i)) title columnheader(2), \

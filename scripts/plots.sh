@@ -128,6 +128,33 @@ prepare_data() {
                 substr(series, 2), substr(steps, 2), last, step[last], ls, tel, clk_lo - 20, clk_hi + 20 > (dir "/vars.txt")
             printf "part2_files %s\npart2_steps %s\n", substr(p2_files, 2), substr(p2_steps, 2) > (dir "/vars.txt")
         }' "$dir/points.txt"
+    label_accuracy "$dir"
+}
+
+# label_accuracy DIR: a fourth column for DIR/accuracy.dat, the label beside each point ("-":
+# none). The first four rungs and those from the last FFMA rung on are numbered; points of
+# those within 20% in GFLOP/s and 50% in error of a higher one share one label, at the highest
+# ("25,26"), so that no two labels overlap.
+label_accuracy() {
+    local dir=$1 last
+    [[ -s $dir/accuracy.dat ]] || return 0
+    last=$(awk '$1 == "last_step" { print $2 }' "$dir/vars.txt")
+    sort -k2,2gr "$dir/accuracy.dat" | awk -v last="$last" '
+        { step[NR] = $1; gf[NR] = $2; err[NR] = $3; lab[NR] = "-"
+          if ($1 > 4 && $1 < last) next
+          for (g = 1; g <= groups; g++) # the group whose top point this one sits under
+              if (gf[top[g]] <= 1.2 * $2 && err[top[g]] <= 1.5 * $3 && $3 <= 1.5 * err[top[g]]) break
+          if (g > groups) { top[++groups] = NR; members[g] = "" }
+          members[g] = members[g] " " $1 }
+        END {
+            for (g = 1; g <= groups; g++) { # the group numbered in ascending order, at its top
+                n = split(members[g], m, " "); text = ""
+                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (m[j] + 0 < m[i] + 0) { t = m[i]; m[i] = m[j]; m[j] = t }
+                for (i = 1; i <= n; i++) text = text (i > 1 ? "," : "") sprintf("%02d", m[i])
+                lab[top[g]] = text
+            }
+            for (i = 1; i <= NR; i++) print step[i], gf[i], err[i], lab[i]
+        }' | sort -k1,1n >"$dir/accuracy.lab" && mv "$dir/accuracy.lab" "$dir/accuracy.dat"
 }
 
 # prepare_anchors CSV DIR: DIR/anchors.dat (size tf32_ratio x3_ratio, square rows, the mean

@@ -193,6 +193,15 @@ test_plot_options() {
     check_exit "plots.sh without a 4096 point" 0 "$rc"
     check_contains "the ladder falls back to 3072 and says so" "$log" "the ladder uses 3072"
     check_file_contains "ladder title shows 3072" "$tmp/no4096/ladder.svg" "M = N = K = 3072"
+    # speed against accuracy: a rung within 20% of another's speed and error shares its label
+    # (numbered at the faster), one further off keeps its own
+    awk -F, -v OFS=, '{ print } NR > 1 && $3 == 11 { $3 = 20; $14 *= 2; print; $3 = 21; $14 *= 1.05; print
+            $3 = 22; $14 *= 1.5; print }' "$FIXTURE" >"$tmp/close.csv"
+    run_capture log rc "$ROOT/scripts/plots.sh" "$tmp/close.csv" "$tmp/close"
+    check_exit "plots.sh with two rungs close together" 0 "$rc"
+    check_file_contains "close points share one label" "$tmp/close/accuracy.svg" "<text>20,21</text>"
+    check_not_contains "and have none apart" "$(cat "$tmp/close/accuracy.svg")" "<text>20</text>"
+    check_file_contains "a point further off keeps its own" "$tmp/close/accuracy.svg" "<text>22</text>"
 }
 
 # refused CSV NAME CSV NEEDLE: plots.sh and readme_table.sh both fail with NEEDLE, and draw nothing.
