@@ -24,8 +24,8 @@
  * Prediction: 1024^3 +40-50% (16 K tiles of time -> ~10); 1536^3 +30%; 2048 and up unchanged
  *   (256 tiles and more: two rounds, no split).
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.303 / 1.422 / 1.448 / 1.456x at
- *   1024 / 2048 / 4096 / 8192, rung 20 1.008 / 1.424 / 1.441 / 1.456 in the same run: 1024 +29%,
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.304 / 1.425 / 1.431 / 1.423x at
+ *   1024 / 2048 / 4096 / 8192, rung 20 0.996 / 1.424 / 1.432 / 1.425 in the same run: 1024 +31%,
  *   2048 and up level (no split there); 1536 +10% in a run of its own (0.1845 -> 0.1660 ms). Both
  *   below the prediction: the plan prices a slice's extra cost at 1.3 K tiles and the sum kernel
  *   apart; 8 K tiles a slice also pay a pipeline fill and drain each, not counted. Error as rung
