@@ -77,10 +77,12 @@
 #define SPLIT_B_MIN_M     2048
 #define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
 
-/* A copied into 16-byte rows (rung 26) where TMA cannot read its own and N >= ALIGN_A_MIN_N:
- * the copy moves 8 M K bytes (~4 TB/s), the product 2 M N K flops at ~150 TFLOP/s, about twice
- * as fast with TMA as without; so the copy pays from N ~ 150 and is taken with margin from 512
- * (a derived bound, to be checked on the GPU). */
-#define ALIGN_A_MIN_N 512
+/* An operand copied into 16-byte rows (rung 26) where TMA cannot read its own, when the other
+ * side of C (N for A, M for B) is at least ALIGN_COPY_MIN: the copy moves 8 bytes per element
+ * (~4 TB/s); each element then feeds 2 x (other side) flops of product, which TMA runs about
+ * twice as fast as the producers' 4-byte copies (~50 against ~100+ TFLOP/s): the copy pays from
+ * an other side of 8 x 50e12 / 4e12 = ~100, and is taken with a margin of 2.5 (derived, not
+ * fitted: the H200 measurements in results/notes/step_26.md check it). */
+#define ALIGN_COPY_MIN 256
 
 #endif /* SGEMM_LADDER_PLAN_COSTS_H */

@@ -65,9 +65,10 @@ one_rung() {
     step2[2-4]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
     # Rung 25: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
     step25*) shapes="$shapes --mnk 2100,301,100" ;;
-    # Rung 26: A copied into aligned rows (lda = K = 99, 999; N >= 512): before B's split (M >=
-    # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999).
-    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999" ;;
+    # Rung 26: A copied into aligned rows (lda = K = 99, 999; N >= 256): before B's split (M >=
+    # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999); B
+    # copied (ldb = N = 601, M < 2048: no split), alone and with A's copy, before split-K.
+    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -153,7 +154,7 @@ contract_tests() {
   # The rungs that keep a workspace per stream (14-18, 21-26): capture-warm too, and
   # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
   # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split and
-  # rung 26's copy of A, which a capture leaves out: the bits are the same either way).
+  # rung 26's copies of A and B, which a capture leaves out: the bits are the same either way).
   case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
