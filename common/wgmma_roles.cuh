@@ -5,7 +5,8 @@
  * (rung 23's loop); they meet only at mbarriers. Rung 25's feed (FEED_SPLIT_B) takes B^T big and
  * small already split, by TMA, and its producer only issues copies.
  *   sgemm_tf32x3_wgmma<FEED, SPLIT_STAGES>   the kernel;
- *   KERNEL_PAIR(feed)                         its sliced (split-K) and whole-tile instances.
+ *   KERNEL_PAIR(feed)                         its sliced (split-K) and whole-tile instances;
+ *   opt_in_kernels()                          host: their opt-in to their shared memory.
  * Include after wgmma.cuh and tma.cuh.
  */
 #ifndef SGEMM_LADDER_WGMMA_ROLES_CUH
@@ -252,5 +253,20 @@ typedef void (*tf32x3_kernel)(const CUtensorMap, const CUtensorMap, int, int, in
 /* [FEED][whole tiles] */
 #define KERNEL_PAIR(feed) {sgemm_tf32x3_wgmma<feed, SPLIT_STAGES_SLICED>, \
                            sgemm_tf32x3_wgmma<feed, SPLIT_STAGES_WHOLE>}
+
+/* A rung's device facts (common/device_facts.h), once per device, no stream work: *has_wgmma,
+ * whether the image has the wgmma body, and then each kernels[feed][whole] (NULL: none) opted
+ * in to SMEM(whole) bytes of shared memory. */
+static inline cudaError_t opt_in_kernels(const tf32x3_kernel (*kernels)[2], int feeds,
+                                         int *has_wgmma)
+{
+    cudaError_t err = cudaSuccess;
+    *has_wgmma = wgmma_image_loaded();
+    for (int i = 0; i < 2 * feeds && err == cudaSuccess && *has_wgmma; ++i)
+        if (kernels[i / 2][i % 2] != NULL)
+            err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(i % 2));
+    return err;
+}
 
 #endif /* SGEMM_LADDER_WGMMA_ROLES_CUH */

@@ -82,15 +82,8 @@ static struct rung_pool pools[SGEMM_MAX_DEVICES];
 
 static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 {
-    struct facts *f = (struct facts *)entry;
-    cudaError_t err = cudaSuccess;
     (void)d;
-    f->wgmma = wgmma_image_loaded();
-    for (int i = 0; i < 6 && err == cudaSuccess && f->wgmma; ++i)
-        if (kernels[i / 2][i % 2] != NULL)
-            err = cudaFuncSetAttribute((const void *)kernels[i / 2][i % 2],
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM(i % 2));
-    return err;
+    return opt_in_kernels(kernels, 3, &((struct facts *)entry)->wgmma);
 }
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
