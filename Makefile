@@ -143,9 +143,13 @@ $(BUILD)/harness/main_%.o: harness/main.c $(wildcard harness/*.h) common/step.h 
 	@echo "  CC    $< (rung $*)"
 	@scripts/logged.sh $(BUILD)/harness/main_$*.log $(CC) $(ALL_CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
 
-# bin/stepNN: the harness, linked with rung NN alone.
+# A rung that routes to other rungs names them (it calls their step_NN): they link with it.
+RUNG_USES_27 := 18 26
+rung_objs = $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(foreach n,$(1) $(RUNG_USES_$(1)),$(wildcard steps/$(n)_*.cu)))
+
+# bin/stepNN: the harness, linked with rung NN alone (and the rungs it routes to).
 define STEP_BIN_RULE
-$(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(1)_*.cu)) $(HARNESS_OBJS) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
+$(BIN)/step$(1): $(BUILD)/harness/main_$(1).o $(call rung_objs,$(1)) $(HARNESS_OBJS) $(COMMON_OBJS) $(NVCC_FLAGS_STAMP)
 	@mkdir -p $$(@D)
 	@echo "  LINK  $$@"
 	@$$(NVCC) $$(GENCODE) -o $$@ $$(filter %.o,$$^) $$(ALL_LDLIBS)
@@ -223,7 +227,7 @@ $(BUILD)/tests/contract_$(1): $(BUILD)/tests/contract_$(2).o $(3) $(COMMON_OBJS)
 	@echo "  LINK  $$@"
 	@$$(NVCC) $$(GENCODE) -o $$@ $$(filter %.o,$$^) -lpthread
 endef
-$(foreach n,$(STEP_NUMS),$(eval $(call CONTRACT_BIN_RULE,$(n),$(n),$(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(wildcard steps/$(n)_*.cu)))))
+$(foreach n,$(STEP_NUMS),$(eval $(call CONTRACT_BIN_RULE,$(n),$(n),$(call rung_objs,$(n)))))
 
 all: $(CONTRACT_BINS)
 # ---- launch-contract tests (end) --------------------------------------------------------------

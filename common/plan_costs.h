@@ -85,4 +85,19 @@
  * fitted: the H200 measurements in results/notes/step_26.md check it). */
 #define ALIGN_COPY_MIN 256
 
+/* ---- Routing (rung 27): the FFMA path or the tensor cores -------------------------------- */
+
+/* An SM's FP32 rate: 128 lanes, a fused multiply-add (2 flops) each a clock (sm_80 and on). */
+#define FFMA_FLOPS_PER_CLOCK 256
+
+/* The tensor-core path (rung 26) against the FFMA path (rung 18), both priced at their rate on
+ * a large product, the tensor cores TC_OVER_FFMA_TENTHS / 10 times the FFMA path's (2.5-2.7 at
+ * 4096 and 8192, H200), plus TC_FIXED_CLOCKS of the tensor cores' fixed cost (extra launches,
+ * a deeper pipeline to fill, a longer epilogue). Where the two cross is measured: in make
+ * all-bench (H200) the FFMA path wins 512^3 (0.27 GFLOP, 1.117 against 0.862 of cuBLAS) and
+ * loses 768^3 (0.91 GFLOP, 1.152 against 1.572); 12,000 clocks put the crossing at
+ * 12,000 x 256 x 2.5 / 1.5 = 5.1 MFLOP an SM, 0.68 GFLOP on 132 SMs, between the two. */
+#define TC_FIXED_CLOCKS     12000
+#define TC_OVER_FFMA_TENTHS 25
+
 #endif /* SGEMM_LADDER_PLAN_COSTS_H */

@@ -14,7 +14,7 @@ set output out
 set datafile missing 'NaN'
 
 # Rung colours: the same rung the same style in every plot. Rungs 1-12: twelve hues, solid
-# lines, filled points; 13-24: twelve other hues, dashed lines, open points; 25-26: dash-dot
+# lines, filled points; 13-24: twelve other hues, dashed lines, open points; 25-27: dash-dot
 # lines, so that no two rungs of a plot look alike.
 set linetype 1 lc rgb '#1f77b4' pt 7 ps 0.8
 set linetype 2 lc rgb '#ff7f0e' pt 5 ps 0.8
@@ -42,6 +42,7 @@ set linetype 23 lc rgb '#c51b8a' dt 2 pt 12 ps 0.9
 set linetype 24 lc rgb '#08306b' dt 2 pt 14 ps 0.9
 set linetype 25 lc rgb '#b8860b' dt 4 pt 4 ps 0.9
 set linetype 26 lc rgb '#00a000' dt 4 pt 6 ps 0.9
+set linetype 27 lc rgb '#d40000' dt 4 pt 8 ps 0.9
 # cuBLAS, the ceiling, and the 1.0 mark
 set style line 20 lc rgb '#000000' lw 3 dt 1 pt 6 ps 0.9
 set style line 21 lc rgb '#555555' lw 2 dt 2

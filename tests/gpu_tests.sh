@@ -69,6 +69,8 @@ one_rung() {
     # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999); B
     # copied (ldb = N = 601, M < 2048: no split), alone and with A's copy, before split-K.
     step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998" ;;
+    # Rung 27: a small product sent to rung 18, a larger one with B's copy sent to rung 26.
+    step27*) shapes="$shapes --mnk 128,128,128 --mnk 600,601,999" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -151,7 +153,7 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-18, 21-26): capture-warm too, and
+  # The rungs that keep a workspace per stream (14-18, 21-27): capture-warm too, and
   # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
   # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split and
   # rung 26's copies of A and B, which a capture leaves out: the bits are the same either way).

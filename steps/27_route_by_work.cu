@@ -1,0 +1,72 @@
+/*
+ * Rung 27 - each product to the path that wins it: the FFMA ladder's last rung (18) where the
+ * work is too small to pay the tensor cores' fixed cost, the tensor cores (rung 26) elsewhere.
+ *
+ * What changes from rung 26
+ *   Rung 26 runs every product on the tensor cores. At 256^3 it takes 16.7 us, where rung 18
+ *   takes 9.2: B's split or split-K's sum is a launch of its own, the TMA pipeline fills four
+ *   stages before the first wgmma, and the three products' epilogue is longer. On a small
+ *   product that fixed cost is most of the run: rung 26 runs 0.75x cuBLAS SGEMM at 256^3 (0.33x
+ *   on random shapes of ~1e7 flops) where rung 18 runs 1.57x. Here launch() prices the two at
+ *   their large-product rates: the tensor cores save (1 - 1 / r) of the FFMA path's clocks, r
+ *   the ratio of the rates (TC_OVER_FFMA_TENTHS, common/plan_costs.h), and cost TC_FIXED_CLOCKS
+ *   more; so they run a product whose share of an SM, in FFMA clocks (256 flops a clock: 128
+ *   FP32 lanes), exceeds TC_FIXED_CLOCKS x r / (r - 1). The device gives the SM count, the
+ *   table the two costs. Both paths are rungs of their own, linked in (their step_NN): this
+ *   rung is the dispatch, as a library's heuristic picks a kernel. Both give FP32 accuracy
+ *   (rung 18 is an SGEMM; rung 26's 3xTF32 is below cuBLAS's error).
+ *
+ * Why the hardware rewards it
+ *   The tensor cores' rate pays only once their pipeline is full and every SM has work: below
+ *   ~5 MFLOP an SM (0.68 GFLOP on 132 SMs) the FFMA path, one launch with a 2-stage cp.async
+ *   pipeline, finishes first.
+ *
+ * Prediction (H200): 256^3 0.75 -> ~1.5x cuBLAS, 512^3 0.86 -> ~1.1x (rung 18's figures in
+ *   make all-bench); 768 and up unchanged (rung 26). On make all-bench's random set (seed
+ *   20261128) the products below 0.2 GFLOP from 0.33-0.47 to 1.0-1.5x; the minimum then rung
+ *   18's shallow-K shapes (~0.66).
+ *
+ * Measured: not yet.
+ *
+ * Build: rung 26's wgmma needs sm_90a, rung 18's dependent launches sm_90; bin/step27 links
+ *   both rungs (RUNG_USES_27 in the Makefile).
+ */
+#include "../common/step.h"
+#include "../common/sgemm_common.h"
+#include "../common/device_facts.h"
+#include "../common/plan_costs.h"
+
+extern "C" const struct step step_18; /* Part I's last rung: the FFMA path */
+extern "C" const struct step step_26; /* the tensor cores, operands copied where TMA needs it */
+
+/* NEW: 1 where the tensor cores pay their fixed cost on this product: an SM's share of the
+ * work, in FFMA clocks, above TC_FIXED_CLOCKS x r / (r - 1). */
+static int tensor_cores_pay(int M, int N, int K, int sms)
+{
+    const double ffma_clocks = 2.0 * M * N * K / sms / FFMA_FLOPS_PER_CLOCK;
+    return ffma_clocks * (TC_OVER_FFMA_TENTHS - 10) >=
+           (double)TC_FIXED_CLOCKS * TC_OVER_FFMA_TENTHS;
+}
+
+static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                          int ldb, float beta, float *C, int ldc, cudaStream_t stream)
+{
+    int done = 0;
+    struct sgemm_device d;
+    const cudaError_t err = sgemm_launch_start(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                               stream, NULL, &d, NULL, &done);
+    if (err != cudaSuccess || done)
+        return err;
+    if (d.cc != 90)
+        return cudaErrorInvalidDevice; /* rung 26's wgmma: Hopper only */
+    const int tensor = tensor_cores_pay(M, N, K, d.sms);
+    sgemm_trace(27, tensor ? "tensor" : "ffma", M, N, K, 1, 1); /* then the rung's own line */
+    return (tensor ? &step_26 : &step_18)->launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                                                  stream);
+}
+
+extern "C" const struct step step_27 = {
+    27, "route_by_work",
+    "each product to the path that wins it: FFMA (rung 18) when small, tensor cores (rung 26)",
+    90, launch, "ffma tensor",
+};
