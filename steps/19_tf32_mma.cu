@@ -46,10 +46,10 @@
  *   products, each off by up to 2^-10 of itself, in random directions.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
- *   SGEMM 1.651 / 2.449 / 2.523 / 2.503x at 1024 / 2048 / 4096 / 8192 (rung 18 in the same run:
- *   1.150 / 1.040 / 1.055 / 1.060), above the prediction: the 3xTF32 build it came from still
- *   split and summed a chunk a K tile. Error against FP64: 916 / 678 / 512 / 382 u where cuBLAS
- *   has 5.1-6.2 u, an rms of 2.6e-4 against cuBLAS's 1.1e-6.
+ *   SGEMM 1.661 / 2.455 / 2.536 / 2.572x at 1024 / 2048 / 4096 / 8192 (rung 18 in the same run:
+ *   1.149 / 1.036 / 1.058 / 1.064), above the prediction: the 3xTF32 build it came from still
+ *   split and summed a chunk a K tile. Error against FP64: 909 / 652 / 469 / 362 u where cuBLAS
+ *   has 5.0-6.6 u, an rms of 2.6e-4 against cuBLAS's 1.1e-6.
  *   The figure is in u of (|A||B|)_ij, which grows as K while the rounding errors, of random
  *   sign, grow as sqrt(K): so it falls with K. Within the TF32 bound at every check; outside an
  *   SGEMM's at every random one. 148-152 registers (sm_90), 0 spills.

@@ -31,13 +31,13 @@
  * Prediction: a first build of this kind ran 1.84x cuBLAS at 4096 on an H100, against rung 21's
  *   ~1.45x: about +25%.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.570 / 1.559 / 1.569 /
- *   1.596x at 1024 / 2048 / 4096 / 8192, against rung 21's 1.304 / 1.425 / 1.431 / 1.423 in the
- *   same run: +10% at 4096, below the prediction. 4096: 1.709 ms, 993 K tiles an SM, so ~3400
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.563 / 1.557 / 1.577 /
+ *   1.603x at 1024 / 2048 / 4096 / 8192, against rung 21's 1.303 / 1.421 / 1.437 / 1.458 in the
+ *   same run: +10% at 4096, below the prediction. 4096: 1.703 ms, 993 K tiles an SM, so ~3400
  *   clocks a K tile at ~2 GHz, of which the tensor core needs 24 x 64 = 1536 (H200 dense TF32:
  *   ~1024 multiply-adds a clock an SM). The rest is the split and two barriers, in series with
- *   the products: nothing else runs while the block splits. 1.18-1.34 u against FP64 (cuBLAS
- *   5.1-6.2 u). 211 and 219 registers, 0 spills.
+ *   the products: nothing else runs while the block splits. 1.05-1.20 u against FP64 (cuBLAS
+ *   5.0-6.6 u). 211 and 219 registers, 0 spills.
  *
  * Build: wgmma exists only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere the kernel is
  *   __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.

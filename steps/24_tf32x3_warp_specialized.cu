@@ -31,10 +31,10 @@
  *   ~3000 clocks a K tile toward 2300 (rung 23's bound with B's split, half the split work,
  *   taken off): +20-30%.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.851 / 2.176 /
- *   2.316 / 2.134x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.668 / 1.723 / 1.758 /
- *   1.753: +32% at 4096 (1.204 ms, ~2400 clocks a K tile), as predicted. 1.07-1.68 u against
- *   FP64 (cuBLAS 5.1-6.2 u). 168 registers a thread at launch, 0 spills.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.856 / 2.178 /
+ *   2.279 / 2.214x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.674 / 1.721 / 1.760 /
+ *   1.785: +29% at 4096 (1.205 ms, ~2400 clocks a K tile), as predicted. 1.12-1.81 u against
+ *   FP64 (cuBLAS 5.0-6.6 u). 168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.

@@ -28,13 +28,15 @@
  *   split first, so its copy is what lets TMA run: 1092x3793x5256 with both operands unaligned
  *   from ~1.0 to ~2.2x. Aligned shapes unchanged.
  *
- * Measured (H200), A's copy alone (this rung's first form), beside rung 25 in one process on the
- *   same inputs, ratio to cuBLAS: 4095^3 1.311 -> 2.598, 4097^3 1.350 -> 2.563, 4096^3 with
- *   rows padded by one 1.491 -> 2.627, 8191^3 1.488 -> 2.888, 2048x2048x2047 1.393 -> 2.081,
- *   2279x6252x1561 1.375 -> 2.462, 1297x7412x1823 1.248 -> 2.214; aligned shapes and
- *   256^3-512^3 (no copy) unchanged. Above the prediction: 4096^3 padded runs within 2% of the
- *   aligned 4096^3, so the copy and split cost ~2%, not 10%. With B's rows unaligned and M <
- *   2048 nothing moved (1092x3793x5256: 0.973): B's copy is for that, not yet measured.
+ * Measured (H200, beside rung 25 in one process on the same inputs, ratio to cuBLAS): 4095^3
+ *   1.319 -> 2.583, 4097^3 1.348 -> 2.523, 4096^3 with rows padded by one 1.499 -> 2.620,
+ *   8191^3 1.494 -> 2.855, 2048x2048x2047 1.398 -> 2.085, 1000x1000x999 1.117 -> 1.476; aligned
+ *   shapes and 256^3-512^3 (no copy) unchanged. A's copy beat the prediction: make all-bench
+ *   runs the padded 4096^3 at 2.625, 5% below the aligned 2.762. B's copy missed it: on make
+ *   all-bench's random set, against this rung's first form (A alone) in the run before,
+ *   1092x3793x5256 0.973 -> 1.520, 1132x4250x3590 1.051 -> 1.607, 2019x976x6888 1.095 -> 1.873,
+ *   not ~2.2: with M < 2048 the producers still split B tile by tile (rung 24's path), 270
+ *   tiles take 3 rounds of 132 SMs, and the copies move ~200 MB beside ~400 us of product.
  *   168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
