@@ -33,7 +33,7 @@
  *   small products from 0.33-0.44 to 1.03-1.53 (235x87x259 1.298, 86x140x939 1.032). Seed 52
  *   beside both paths (--budget 0.15): median 1.099 (rung 18 0.958, rung 26 0.938), minimum
  *   0.534 at 83x71x8642, where both lose (0.531, 0.561). The price misses where the tensor
- *   cores lose more than their rate: 142x13755x4481 ran 0.676 on them, 0.937 on rung 18 (two
+ *   cores lose more than their rate: 142x13755x4481 ran 0.676 on them, 0.936 on rung 18 (two
  *   128-row tiles for 142 rows, B's rows unaligned and M below the copy's threshold).
  *
  * Build: rung 26's wgmma needs sm_90a, rung 18's dependent launches sm_90; bin/step27 links
