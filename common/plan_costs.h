@@ -62,7 +62,7 @@
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
 
-/* ---- Tensor-core rungs (21-25), in K tiles of one 128x128 block ------------------------- */
+/* ---- Tensor-core rungs (21-27), in K tiles of one 128x128 block ------------------------- */
 
 /* Split-K: a slice's partial tile written and read back costs MMA_SPLIT_TILE_COST K tiles (set
  * with 32-deep K tiles, kept with 64); the sum kernel SUM_KERNEL_COST plus

@@ -1,5 +1,5 @@
 /*
- * wgmma.cuh - the 3xTF32 wgmma rungs (23-25): the 128x128 tile of two 64-row warpgroups, its
+ * wgmma.cuh - the 3xTF32 wgmma rungs (22-26): the 128x128 tile of two 64-row warpgroups, its
  * shared-memory layouts, Hopper's warpgroup product as inline PTX, and what every rung of them
  * does the same way.
  *   split()                  x = big + small, both rounded to TF32;
@@ -45,7 +45,7 @@
 #define RAW_STAGES  4 /* raw K tiles (A and B as they come from memory) in flight */
 #define RASTER_ROWS 8 /* whole tiles go in bands of 8 tile rows */
 /* Below SHORT_K_TILES K tiles in a block, the rungs that sum `chunk` into `acc` every two tiles
- * (23-25) sum it every tile: a short K is where cuBLAS's own error is smallest, and two tiles
+ * (23-26) sum it every tile: a short K is where cuBLAS's own error is smallest, and two tiles
  * of the tensor core's truncating sum measured 8.06 u at 3523x67x74 (H200; cuBLAS 3.73 u,
  * over the gate); the extra drains cost little over so few tiles. */
 #define SHORT_K_TILES 8
@@ -403,7 +403,7 @@ struct wgmma_plan {
     float *work;
 };
 
-/* What a launch of rungs 22-25 does first: sgemm_prologue() (*done: the call is settled there),
+/* What a launch of rungs 22-26 does first: sgemm_prologue() (*done: the call is settled there),
  * Hopper alone (wgmma is sm_90a), the rung's facts for the device (*entry; *has_wgmma, a field of
  * it: whether the image has the wgmma body), the tile count (one 1-D grid: C spans <= INT_MAX
  * floats), and split-K's slices with the stream's workspace (NULL where there is no memory for

@@ -1,5 +1,5 @@
 /*
- * wgmma_roles.cuh - the warp-specialized 3xTF32 kernel of rungs 24 and 25: warpgroup 0, the
+ * wgmma_roles.cuh - the warp-specialized 3xTF32 kernel of rungs 24-26: warpgroup 0, the
  * producer, brings raw K tiles (TMA, or 4-byte cp.async where TMA cannot describe an operand)
  * and splits B into B^T; warpgroups 1 and 2, the consumers, split A and keep wgmma in flight
  * (rung 23's loop); they meet only at mbarriers. Rung 25's feed (FEED_SPLIT_B) takes B^T big and
