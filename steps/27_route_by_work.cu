@@ -27,8 +27,9 @@
  *   18's shallow-K shapes (~0.66).
  *
  * Measured (H200, make all-bench, one run): 256^3 1.358 (rung 26 0.768, rung 18 1.423), 512^3
- *   1.112 (0.858, 1.140): below rung 18 alone by 2-5%, the route's own argument checks on the
- *   host (~0.4 us of a 9 us product); 768^3 and up as rung 26 (1.571 at 768, 2.759 at 4096). The
+ *   1.112 (0.858, 1.140): below rung 18 alone by 2-5%, 0.43 us a product (9.12 against 8.69 us
+ *   at 256^3; not profiled: the route's host work is the suspect); 768^3 and up as rung 26
+ *   (1.571 at 768, 2.759 at 4096). The
  *   random set (seed 20261128): median 1.233, minimum 0.657 (159x5718x134, on rung 18); its
  *   small products from 0.33-0.44 to 1.03-1.53 (235x87x259 1.298, 86x140x939 1.032). Seed 52
  *   beside both paths (--budget 0.15): median 1.099 (rung 18 0.958, rung 26 0.938), minimum
