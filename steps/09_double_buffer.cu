@@ -73,7 +73,7 @@
  * 8192; results/notes/step_09.md), and in make all-bench 48,358 GFLOP/s, 0.947x (0.624 /
  * 0.942 / 0.947 / 0.954 at 1024 / 2048 / 4096 / 8192; results/nvidia-h200/bench.csv), 1.24x
  * rung 08.  Nsight Compute: FMA pipe 75.4% busy (rung 08: 59.9%).  A goal
- * of 0.95 is missed by 0.3% (the replays' spread at 4096: 0.6%).
+ * of 0.95 is missed by 0.3% (the replays' spread at 4096: 0.3%).
  *
  * Resources (ptxas -v): 127-128 registers, 16384 bytes smem, 0 spills; 1226 K-loop
  * instructions per two tiles (sm_90), 1024 of them FFMA.

@@ -28,15 +28,16 @@
  *   split first, so its copy is what lets TMA run: 1092x3793x5256 with both operands unaligned
  *   from ~1.0 to ~2.2x. Aligned shapes unchanged.
  *
- * Measured (H200, beside rung 25 in one process on the same inputs, ratio to cuBLAS): 4095^3
- *   1.319 -> 2.583, 4097^3 1.348 -> 2.523, 4096^3 with rows padded by one 1.499 -> 2.620,
- *   8191^3 1.494 -> 2.855, 2048x2048x2047 1.398 -> 2.085, 1000x1000x999 1.117 -> 1.476; aligned
- *   shapes and 256^3-512^3 (no copy) unchanged. A's copy beat the prediction: make all-bench
- *   runs the padded 4096^3 at 2.625, 5% below the aligned 2.762. B's copy missed it: on make
- *   all-bench's random set, against this rung's first form (A alone) in the run before,
- *   1092x3793x5256 0.973 -> 1.520, 1132x4250x3590 1.051 -> 1.607, 2019x976x6888 1.095 -> 1.873,
- *   not ~2.2: with M < 2048 the producers still split B tile by tile (rung 24's path), 270
- *   tiles take 3 rounds of 132 SMs, and the copies move ~200 MB beside ~400 us of product.
+ * Measured (H200, beside rung 25 in one process on the same inputs, `--budget 0.3`, ratio to
+ *   cuBLAS): 4095^3 1.319 -> 2.583, 4097^3 1.348 -> 2.523, 4096^3 with rows padded by one 1.499
+ *   -> 2.620, 8191^3 1.494 -> 2.855, 2048x2048x2047 1.398 -> 2.085, 1000x1000x999 1.117 ->
+ *   1.476; 256^3-512^3 (no copy) unchanged. A's copy beat the prediction: in make all-bench the
+ *   padded 4096^3 (through rung 27, which runs this rung's path there) 2.625, this rung's
+ *   aligned 4096^3 2.762 (5%). B's copy missed it: make all-bench's random set through rung 27,
+ *   against this rung's first form (A alone) in the run before, 1092x3793x5256 0.973 -> 1.520,
+ *   1132x4250x3590 1.051 -> 1.607, 2019x976x6888 1.095 -> 1.873, not ~2.2: with M < 2048 the
+ *   producers still split B tile by tile (rung 24's path), 270 tiles take 3 rounds of 132 SMs,
+ *   and the copies move ~200 MB beside ~400 us of product.
  *   168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
