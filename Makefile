@@ -17,7 +17,7 @@ endif
 # ---- target architecture: the GPU's own, ARCH=sm_XY, or a spread when there is no GPU
 # nvidia-smi's compute_cap counts only when it is a number ("9.0" -> 90); anything else it
 # prints (an error, "[N/A]") means no GPU here. Hopper (9.0) builds sm_90a, sm_90 with its
-# architecture-specific instructions (wgmma, setmaxnreg: rungs 22-26); such code runs on 9.0 only.
+# architecture-specific instructions (wgmma, setmaxnreg: rungs 23-27); such code runs on 9.0 only.
 ifeq ($(origin ARCH),undefined)
   GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' \r' | grep -xE '[0-9]+\.[0-9]+' | tr -d .)
   ifneq ($(GPU_CC),)
@@ -144,7 +144,7 @@ $(BUILD)/harness/main_%.o: harness/main.c $(wildcard harness/*.h) common/step.h 
 	@scripts/logged.sh $(BUILD)/harness/main_$*.log $(CC) $(ALL_CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
 
 # A rung that routes to other rungs names them (it calls their step_NN): they link with it.
-RUNG_USES_27 := 18 26
+RUNG_USES_28 := 19 27
 rung_objs = $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(foreach n,$(1) $(RUNG_USES_$(1)),$(wildcard steps/$(n)_*.cu)))
 
 # bin/stepNN: the harness, linked with rung NN alone (and the rungs it routes to).

@@ -1,5 +1,5 @@
 /*
- * c_tile.cuh - the last step of the tensor-core rungs' epilogue (19-26): a C tile of sums, put
+ * c_tile.cuh - the last step of the tensor-core rungs' epilogue (20-27): a C tile of sums, put
  * in shared memory by the rung in its own fragment layout, written to C in whole rows.
  *   write_c_tile<...>()   C := alpha tile + beta C, a float4 a thread and a row of 128 floats a
  *                         warp (whole 32-byte sectors); a sum that is not finite recomputed by

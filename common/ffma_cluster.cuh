@@ -1,5 +1,5 @@
 /*
- * ffma_cluster.cuh - split-K in thread block clusters (sm_90; rung 16, and rungs 17-18 after
+ * ffma_cluster.cuh - split-K in thread block clusters (sm_90; rung 16, and rungs 17-19 after
  * it): the slices of a tile run as one cluster, started together on one GPC, each able to read
  * the others' shared memory. Each slice parks its raw sums in its own shared memory; one cluster
  * barrier replaces rung 14's slots, fences and count; every slice adds up 1/slices of the tile,

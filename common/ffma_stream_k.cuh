@@ -1,6 +1,6 @@
 /*
  * ffma_stream_k.cuh - stream-K for a partial last round of 128x256 tiles (rung 15, and rungs
- * 16-18 after it): the whole rounds but one run as whole tiles (by the rung's own kernel), the
+ * 16-19 after it): the whole rounds but one run as whole tiles (by the rung's own kernel), the
  * rest's K tiles are shared out evenly over one block per SM, launched together (a cooperative
  * launch), a tile shared by two blocks still summed k in order. Include after ffma_loop.cuh.
  */

@@ -4,7 +4,7 @@
  * plan and copies (rung 11: cp.async, A transposed on the way in, B by 16 or 4 bytes), the
  * fragments of a k step, a thread's patch of C and the epilogue, and the FFMA order measured in
  * rung 12. Rung 11 keeps its own copies (its 8x16 form): there they are the lesson. Rung 12
- * includes this file and writes its own K loop; rungs 13-18 share theirs (ffma_loop.cuh).
+ * includes this file and writes its own K loop; rungs 13-19 share theirs (ffma_loop.cuh).
  */
 #ifndef SGEMM_LADDER_FFMA_TILE_CUH
 #define SGEMM_LADDER_FFMA_TILE_CUH
@@ -52,9 +52,10 @@ struct gemm_args {
 };
 /* A kernel's shape, constant at every call (all below is inlined): every loop unrolls, every
  * array stays in registers. sub_m, sub_n: 4x4 sub-tiles a thread along M, N (sub_n is SUB_N but
- * in rung 14's 64x64 tile); b16: 16-byte copies of B. */
+ * in rung 14's 64x64 tile); b16: 16-byte copies of B; c_rows: C written a row of the lane grid
+ * at a time, for C's unaligned rows (store_c_rows(); 0 where a kernel leaves it out). */
 struct shape {
-    int warps_n, sub_m, stages, b16, sub_n;
+    int warps_n, sub_m, stages, b16, sub_n, c_rows;
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* sm_80+ device code (cp.async) */
@@ -150,7 +151,48 @@ static __device__ __forceinline__ void store_c4(const struct gemm_args *g, float
     }
 }
 
-/* The epilogue: C := alpha*acc + beta*C straight from registers (rung 11). */
+/* C's rows not 16-byte aligned: store_c4() would write a thread's four floats of a row one a
+ * store, a quarter of each 32-byte sector the warp's store touches. Here the warp writes the
+ * rows of its 4 x 8 lane grid one at a time, lane L on column L of each 32-column run: whole
+ * sectors. Lane L takes float L % 4 of lane (row j, column L / 4) by shuffles, every lane taking
+ * part. Its own kernels (sh.c_rows): in the others' code it would move the K loop's registers. */
+static __device__ __forceinline__ void store_c_rows(struct shape sh, const struct gemm_args *g,
+                                                    int tile_m, int tile_n, int rows_left,
+                                                    int cols_left, float acc[TM_MAX][TN])
+{
+    const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
+    const int bn = sh.warps_n * WARP_COLS(sh.sub_n);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int warp_row = (warp / sh.warps_n) * (bm / WARPS_M);
+    const int warp_col = (warp % sh.warps_n) * WARP_COLS(sh.sub_n);
+    const int from_n = lane / SUB, e = lane % SUB;  /* the lane whose float this lane writes, */
+    const int from = (from_n / 2) * 8 + from_n % 2; /* in row 0 of the lane grid (thread_patch) */
+    float *c_tile = g->C + (size_t)tile_m * bm * g->ldc + (size_t)tile_n * bn;
+#pragma unroll
+    for (int s = 0; s < sh.sub_m; ++s)
+#pragma unroll
+        for (int r = 0; r < SUB; ++r)
+#pragma unroll
+            for (int q = 0; q < sh.sub_n; ++q)
+#pragma unroll
+                for (int j = 0; j < LANES_M; ++j) {
+                    const float *v = &acc[s * SUB + r][q * SUB];
+                    const float t0 = __shfl_sync(0xffffffffu, v[0], from + 2 * j);
+                    const float t1 = __shfl_sync(0xffffffffu, v[1], from + 2 * j);
+                    const float t2 = __shfl_sync(0xffffffffu, v[2], from + 2 * j);
+                    const float t3 = __shfl_sync(0xffffffffu, v[3], from + 2 * j);
+                    const float x = e == 0 ? t0 : e == 1 ? t1 : e == 2 ? t2 : t3;
+                    const int row = warp_row + s * LANES_M * SUB + j * SUB + r;
+                    const int col = warp_col + q * LANES_N * SUB + lane;
+                    if (row < rows_left && col < cols_left) {
+                        float *c = c_tile + (size_t)row * g->ldc + col;
+                        *c = (g->beta == 0.0f) ? g->alpha * x : g->alpha * x + g->beta * *c;
+                    }
+                }
+}
+
+/* The epilogue: C := alpha*acc + beta*C straight from registers (rung 11); sh.c_rows: by rows of
+ * the lane grid (store_c_rows()). */
 static __device__ __forceinline__ void store_c(struct shape sh, const struct gemm_args *g,
                                                int tile_m, int tile_n, int row0, int col0,
                                                float acc[TM_MAX][TN])
@@ -158,6 +200,10 @@ static __device__ __forceinline__ void store_c(struct shape sh, const struct gem
     const int bm = WARPS_M * LANES_M * SUB * sh.sub_m;
     const int bn = sh.warps_n * WARP_COLS(sh.sub_n);
     const int rows_left = g->M - tile_m * bm, cols_left = g->N - tile_n * bn;
+    if (sh.c_rows) {
+        store_c_rows(sh, g, tile_m, tile_n, rows_left, cols_left, acc);
+        return;
+    }
     const int c_vec = ((g->ldc & 3) == 0) && ((((uintptr_t)g->C) & 15u) == 0);
 #pragma unroll
     for (int s = 0; s < sh.sub_m; ++s) {

@@ -1,5 +1,5 @@
 /*
- * mma_epilogue.cuh - the end of a C tile in the mma.sync rungs (19-21): alpha acc + beta C
+ * mma_epilogue.cuh - the end of a C tile in the mma.sync rungs (20-22): alpha acc + beta C
  * written through shared memory in whole rows, and SGEMM's own answer for the sums that are not
  * finite. Include after mma_tile.cuh.
  */

@@ -1,5 +1,5 @@
 /*
- * mma_split_k.cuh - split-K for the mma.sync rungs (21, 22): where a round of 128x128 tiles
+ * mma_split_k.cuh - split-K for the mma.sync rungs (22, 23): where a round of 128x128 tiles
  * leaves SMs idle, each tile's K is cut into slices, one block a slice (sgemm_mma_slice); each
  * block writes its raw sums to the stream's workspace and sum_slices() adds them in slice
  * order, so the floats do not depend on which block ran first (split_sum.cuh, with the plan,

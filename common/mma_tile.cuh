@@ -1,5 +1,5 @@
 /*
- * mma_tile.cuh - the tile and K loop of the mma.sync rungs (19-21): a block of 8 warps computes
+ * mma_tile.cuh - the tile and K loop of the mma.sync rungs (20-22): a block of 8 warps computes
  * 128x128 of C, a warp 64x32 as 4 x 4 fragments of mma.sync.m16n8k8 (16x8 of C each), from K
  * tiles that cp.async brings into STAGES shared-memory stages.
  *   load_tile()  one K tile of A and B into a stage, zeros outside the matrices;
@@ -137,7 +137,7 @@ static __device__ __forceinline__ void clear(float frags[MI][NI][4])
 
 /* K tiles [j0, j1) of the C tile at (m0, n0) added into acc, one K tile at a time in k order,
  * through STAGES shared-memory stages; Products::add_tile<BK>(a_tile, b_tile, wn0, acc, g, t)
- * adds one K tile's products (rung 19: TF32 into acc; from rung 20: tf32x3.cuh). */
+ * adds one K tile's products (rung 20: TF32 into acc; from rung 21: tf32x3.cuh). */
 template <int BK, int VA, int VB, class Products>
 static __device__ __forceinline__ void k_range(float *smem, const float *A, int lda,
                                                const float *B, int ldb, int M, int N, int K,

@@ -1,7 +1,7 @@
 /*
- * mma_whole.cuh - whole tiles for the mma.sync rungs (19-21): one block a 128x128 tile of C and
- * all of its K, the products of a K tile left to the rung's Products (rung 19: TF32; from rung
- * 20: 3xTF32, tf32x3.cuh), and what every launch of these rungs does before it plans.
+ * mma_whole.cuh - whole tiles for the mma.sync rungs (20-22): one block a 128x128 tile of C and
+ * all of its K, the products of a K tile left to the rung's Products (rung 20: TF32; from rung
+ * 21: 3xTF32, tf32x3.cuh), and what every launch of these rungs does before it plans.
  *   sgemm_mma<Products, BK, VA, VB>  the kernel;
  *   whole_kernel<Products>()         the one for a K depth and the copies the operands allow;
  *   mma_deep(), mma_smem()           the K depth a device's shared memory allows, its bytes;
@@ -11,7 +11,7 @@
  *   mma_start()                      the prologue, the device check, the rung's device facts,
  *                                    the copies and the tiles;
  *   launch_whole<Products>()         whole tiles on the stream;
- *   launch_whole_rung<Products>()    the launch of a rung of whole tiles alone (19, 20), its
+ *   launch_whole_rung<Products>()    the launch of a rung of whole tiles alone (20, 21), its
  *                                    device facts kept per device, once (device_facts.h).
  * Include after mma_tile.cuh, mma_epilogue.cuh and the header of the Products.
  */

@@ -17,7 +17,7 @@
 #ifndef SGEMM_LADDER_PLAN_COSTS_H
 #define SGEMM_LADDER_PLAN_COSTS_H
 
-/* ---- FFMA rungs (13-18) ------------------------------------------------------------------- */
+/* ---- FFMA rungs (13-19) ------------------------------------------------------------------- */
 
 /* A round of 64x128 tiles (four blocks an SM) takes LARGE_TILE_GAIN / 4 hundredths: forced onto
  * 4096^2 on an H200, the 128x256 tile ran at 1.006 of cuBLAS, the 64x128 one at 0.967 (1.04x). */
@@ -62,7 +62,15 @@
 #define SHORT_PIECE_KT 5
 #define UNEVEN_COST    2
 
-/* ---- Tensor-core rungs (21-27), in K tiles of one 128x128 block ------------------------- */
+/* C's rows not 16-byte aligned (rung 19): store_c4() writes single floats 16 bytes apart, ~3.5
+ * ps an element of C beyond the float4 path (4096x4096x128, ldc + 1: 104 -> 162 us, H200);
+ * written by rows of the lane grid, ~1 ps, but in kernels of their own whose K loop may run up to
+ * ~6% slower (the rows epilogue inside the shared kernels cost aligned shapes 4-7%). The rows
+ * kernels pay while 2.5 ps > 0.06 x 2 K flops / 53 TFLOP/s, K below ~1100; taken to
+ * C_ROWS_MAX_K with a margin (derived, to be checked on the GPU: results/notes/step_18.md). */
+#define C_ROWS_MAX_K 512
+
+/* ---- Tensor-core rungs (22-28), in K tiles of one 128x128 block ------------------------- */
 
 /* Split-K: a slice's partial tile written and read back costs MMA_SPLIT_TILE_COST K tiles (set
  * with 32-deep K tiles, kept with 64); the sum kernel SUM_KERNEL_COST plus
@@ -71,32 +79,33 @@
 #define SUM_KERNEL_COST           2.0
 #define SUM_KERNEL_COST_PER_BLOCK 0.01
 
-/* B split once before the product (rung 25) where at least SPLIT_B_MIN_M rows share it (16 rows
+/* B split once before the product (rung 26) where at least SPLIT_B_MIN_M rows share it (16 rows
  * of 128-row tiles: below, the producers' own split of B hides behind the tensor core), and at
  * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). */
 #define SPLIT_B_MIN_M     2048
 #define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
 
-/* An operand copied into 16-byte rows (rung 26) where TMA cannot read its own, when the other
+/* An operand copied into 16-byte rows (rung 27) where TMA cannot read its own, when the other
  * side of C (N for A, M for B) is at least ALIGN_COPY_MIN: the copy moves 8 bytes per element
  * (~4 TB/s); each element then feeds 2 x (other side) flops of product, which TMA runs about
  * twice as fast as the producers' 4-byte copies (~50 against ~100+ TFLOP/s): the copy pays from
  * an other side of 8 x 50e12 / 4e12 = ~100, and is taken with a margin of 2.5 (derived, not
- * fitted: the H200 measurements in results/notes/step_26.md check it). */
+ * fitted: the H200 measurements in results/notes/step_27.md check it). */
 #define ALIGN_COPY_MIN 256
 
-/* ---- Routing (rung 27): the FFMA path or the tensor cores -------------------------------- */
+/* ---- Routing (rung 28): the FFMA path or the tensor cores -------------------------------- */
 
 /* An SM's FP32 rate: 128 lanes, a fused multiply-add (2 flops) each a clock (sm_80 and on). */
 #define FFMA_FLOPS_PER_CLOCK 256
 
-/* The tensor-core path (rung 26) against the FFMA path (rung 18), both priced at their rate on
- * a large product, the tensor cores TC_OVER_FFMA_TENTHS / 10 times the FFMA path's (2.5-2.7 at
- * 4096 and 8192, H200), plus TC_FIXED_CLOCKS of the tensor cores' fixed cost (extra launches,
- * a deeper pipeline to fill, a longer epilogue). Where the two cross is measured: in make
- * all-bench (H200) the FFMA path wins 512^3 (0.27 GFLOP, 1.117 against 0.862 of cuBLAS) and
- * loses 768^3 (0.91 GFLOP, 1.152 against 1.572); 12,000 clocks put the crossing at
- * 12,000 x 256 x 2.5 / 1.5 = 5.1 MFLOP an SM, 0.68 GFLOP on 132 SMs, between the two. */
+/* The tensor-core path (rung 27) against the FFMA path (rung 19; measured as rung 18, the same
+ * kernels on aligned rows), both priced at their rate on a large product, the tensor cores
+ * TC_OVER_FFMA_TENTHS / 10 times the FFMA path's (2.5-2.7 at 4096 and 8192, H200), plus
+ * TC_FIXED_CLOCKS of the tensor cores' fixed cost (extra launches, a deeper pipeline to fill, a
+ * longer epilogue). Where the two cross is measured: in make all-bench (H200) the FFMA path
+ * wins 512^3 (0.27 GFLOP, 1.117 against 0.862 of cuBLAS) and loses 768^3 (0.91 GFLOP, 1.152
+ * against 1.572); 12,000 clocks put the crossing at 12,000 x 256 x 2.5 / 1.5 = 5.1 MFLOP an SM,
+ * 0.68 GFLOP on 132 SMs, between the two. */
 #define TC_FIXED_CLOCKS     12000
 #define TC_OVER_FFMA_TENTHS 25
 

@@ -1,6 +1,6 @@
 /*
  * sequential_dot.cuh - SGEMM's own answer for one element of C, a sequential FP32 loop: what the
- * tensor-core rungs (19-26) write where their sum is not finite (an Inf or NaN in A or B, or a
+ * tensor-core rungs (20-27) write where their sum is not finite (an Inf or NaN in A or B, or a
  * finite operand whose TF32 part overflowed), at no cost when C is finite.
  */
 #ifndef SGEMM_LADDER_SEQUENTIAL_DOT_CUH

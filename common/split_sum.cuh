@@ -1,5 +1,5 @@
 /*
- * split_sum.cuh - what the tensor-core rungs' split-K (21-26) shares, whatever computes the
+ * split_sum.cuh - what the tensor-core rungs' split-K (22-27) shares, whatever computes the
  * slices: sum_slices(), which adds each element's slices in slice order (the same floats
  * whichever block ran first), then alpha and beta; launch_sum_slices(); split_slices(), the
  * plan of the cut. C tiles of SPLIT_TILE x SPLIT_TILE.

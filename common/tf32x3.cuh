@@ -1,5 +1,5 @@
 /*
- * tf32x3.cuh - 3xTF32 (rung 20, and the mma.sync rungs after it): a float as a TF32 big part and
+ * tf32x3.cuh - 3xTF32 (rung 21, and the mma.sync rungs after it): a float as a TF32 big part and
  * a TF32 small part, three tensor-core products where one TF32 product loses 2^-11 of each
  * operand, and the sums of a K tile kept apart from the long sum over K.
  *   split()                   x = big + small;

@@ -3,7 +3,7 @@
  * (PTX ISA: mbarrier, cp.async.bulk.tensor), and on the host the tensor maps TMA reads
  * (tensor_map(): cuTensorMapEncodeTiled, found in the driver at run time).
  *
- * Rungs 24-26 include this. Every device address is a shared-memory one
+ * Rungs 25-27 include this. Every device address is a shared-memory one
  * (32 bits, from __cvta_generic_to_shared) but the tensor map's, which is a __grid_constant__
  * kernel parameter. An mbarrier counts arrivals and, for TMA, bytes still to land; a phase
  * completes when both reach zero, and a waiter names the phase by its parity.

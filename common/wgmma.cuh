@@ -1,5 +1,5 @@
 /*
- * wgmma.cuh - the 3xTF32 wgmma rungs (22-26): the 128x128 tile of two 64-row warpgroups, its
+ * wgmma.cuh - the 3xTF32 wgmma rungs (23-27): the 128x128 tile of two 64-row warpgroups, its
  * shared-memory layouts, Hopper's warpgroup product as inline PTX, and what every rung of them
  * does the same way.
  *   split()                  x = big + small, both rounded to TF32;
@@ -243,7 +243,7 @@ static __device__ __forceinline__ void cp_async_4_all(unsigned dst, const float 
 }
 
 /* The same copies for a tile wholly inside A and B, ~3 instructions each (the general form
- * alone: 0.95-0.98x cuBLAS on odd leading dimensions, 1.26-1.37x with this, rung 24): thread p
+ * alone: 0.95-0.98x cuBLAS on odd leading dimensions, 1.26-1.37x with this, rung 25): thread p
  * copies column p % 32 of A's rows p / 32 + 4i (row % 8 = p / 32 + 4 (i % 2): one of two
  * swizzled offsets plus 512 i), from a = its first element, lda4 = 4 lda; or column p of B's
  * rows i, from b = its first element; stepping the sources, checking nothing. */
@@ -403,7 +403,7 @@ struct wgmma_plan {
     float *work;
 };
 
-/* What a launch of rungs 22-26 does first: sgemm_prologue() (*done: the call is settled there),
+/* What a launch of rungs 23-27 does first: sgemm_prologue() (*done: the call is settled there),
  * Hopper alone (wgmma is sm_90a), the rung's facts for the device (*entry; *has_wgmma, a field of
  * it: whether the image has the wgmma body), the tile count (one 1-D grid: C spans <= INT_MAX
  * floats), and split-K's slices with the stream's workspace (NULL where there is no memory for

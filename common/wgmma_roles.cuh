@@ -1,8 +1,8 @@
 /*
- * wgmma_roles.cuh - the warp-specialized 3xTF32 kernel of rungs 24-26: warpgroup 0, the
+ * wgmma_roles.cuh - the warp-specialized 3xTF32 kernel of rungs 25-27: warpgroup 0, the
  * producer, brings raw K tiles (TMA, or 4-byte cp.async where TMA cannot describe an operand)
  * and splits B into B^T; warpgroups 1 and 2, the consumers, split A and keep wgmma in flight
- * (rung 23's loop); they meet only at mbarriers. Rung 25's feed (FEED_SPLIT_B) takes B^T big and
+ * (rung 24's loop); they meet only at mbarriers. Rung 26's feed (FEED_SPLIT_B) takes B^T big and
  * small already split, by TMA, and its producer only issues copies.
  *   sgemm_tf32x3_wgmma<FEED, SPLIT_STAGES>   the kernel;
  *   KERNEL_PAIR(feed)                         its sliced (split-K) and whole-tile instances;

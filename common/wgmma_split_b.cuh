@@ -1,21 +1,15 @@
 /*
- * wgmma_split_b.cuh - rung 25's idea, written once for rungs 25 and 26: B split and transposed
+ * wgmma_split_b.cuh - rung 26's idea, written once for rungs 26 and 27: B split and transposed
  * once, before the product, into memory from the rung's own pool.
  *
  *   split_b_transposed()  kernel: B^T big and small, rows of k_pad floats, in the tile's K order
- *   struct rung_pool      a rung's memory pool on one device, made at first use
- *   rung_memory()         memory from it, or given back to it, in stream order
- *   split_b_first()       the split queued on the stream, where it pays
+ *   split_b_first()       the split queued on the stream, where it pays (memory: rung_pool.cuh)
  */
 #ifndef SGEMM_LADDER_WGMMA_SPLIT_B_CUH
 #define SGEMM_LADDER_WGMMA_SPLIT_B_CUH
 
-#include <stdint.h>
-#include <string.h>
-#include <pthread.h>
-
 #include "plan_costs.h"   /* SPLIT_B_MIN_M, SPLIT_B_MAX_BYTES */
-#include "device_facts.h" /* SGEMM_MAX_DEVICES, struct sgemm_rung_facts (its lock) */
+#include "rung_pool.cuh"  /* struct rung_pool, rung_memory */
 #include "wgmma.cuh"      /* BK, BN, split, b_tile_row */
 
 /* B split once, before the product: bt[n][k] big and bt[n_pad + n][k] small, rows of k_pad
@@ -44,55 +38,6 @@ static __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
 #elif defined(__CUDA_ARCH__)
     __trap(); /* as the product: launch() never gets here without the sm_90a image */
 #endif
-}
-
-/* A rung's memory pool on one device (one entry per device, under the rung's facts lock):
- * made at first use, it keeps what is given back, and never makes one stream wait for another's
- * memory. */
-struct rung_pool {
-    cudaMemPool_t pool; /* NULL until its first use */
-    int failed;         /* making it failed: nothing taken from it on this device */
-};
-
-/* Memory from the rung's pool on the current device (`pools` has SGEMM_MAX_DEVICES entries,
- * guarded by `table`'s lock), taken (bytes > 0) or given back (bytes == 0) in stream order, in
- * relaxed capture mode (a global capture elsewhere stays valid). */
-static cudaError_t rung_memory(struct sgemm_rung_facts *table, struct rung_pool *pools,
-                               size_t bytes, void **mem, cudaStream_t stream)
-{
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device); /* < SGEMM_MAX_DEVICES: sgemm_rung_facts() saw */
-    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    if (err != cudaSuccess || (err = cudaThreadExchangeStreamCaptureMode(&mode)) != cudaSuccess)
-        return err;
-    pthread_mutex_lock(&table->lock);
-    cudaMemPool_t *pool = &pools[device].pool;
-    if (*pool == NULL && !pools[device].failed) {
-        cudaMemPoolProps props;
-        memset(&props, 0, sizeof props);
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = device;
-        cuuint64_t keep = UINT64_MAX;
-        int no = 0;
-        if ((err = cudaMemPoolCreate(pool, &props)) == cudaSuccess &&
-            ((err = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep)) ||
-             (err = cudaMemPoolSetAttribute(*pool, cudaMemPoolReuseAllowInternalDependencies,
-                                            &no))))
-            (void)cudaMemPoolDestroy(*pool);
-        pools[device].failed = err != cudaSuccess;
-        *pool = err != cudaSuccess ? NULL : *pool;
-    }
-    const cudaMemPool_t use = *pool;
-    pthread_mutex_unlock(&table->lock);
-    if (err == cudaSuccess)
-        err = !bytes ? cudaFreeAsync(*mem, stream)
-              : use  ? cudaMallocFromPoolAsync(mem, bytes, use, stream)
-                     : cudaErrorNotSupported;
-    const cudaError_t back = cudaThreadExchangeStreamCaptureMode(&mode);
-    if (err == cudaSuccess && back != cudaSuccess && bytes) /* (never seen) */
-        (void)cudaFreeAsync(*mem, stream);
-    return err != cudaSuccess ? err : back;
 }
 
 /* Whether B's split pays (SPLIT_B_MIN_M rows or more: each row of tiles would split all of B

@@ -43,6 +43,7 @@ set linetype 24 lc rgb '#08306b' dt 2 pt 14 ps 0.9
 set linetype 25 lc rgb '#b8860b' dt 4 pt 4 ps 0.9
 set linetype 26 lc rgb '#00a000' dt 4 pt 6 ps 0.9
 set linetype 27 lc rgb '#d40000' dt 4 pt 8 ps 0.9
+set linetype 28 lc rgb '#6a3d9a' dt 4 pt 10 ps 0.9
 # cuBLAS, the ceiling, and the 1.0 mark
 set style line 20 lc rgb '#000000' lw 3 dt 1 pt 6 ps 0.9
 set style line 21 lc rgb '#555555' lw 2 dt 2

@@ -43,7 +43,7 @@ readonly ROOT
 readonly PLOT_DIR=$ROOT/plots
 readonly PLOT_W=1280 PLOT_H=800
 readonly PLOTS="gflops ladder last_vs_cublas clock_power precision accuracy"
-readonly PART2_FIRST=19 # rungs from here on are Part II (tensor cores): plotted apart
+readonly PART2_FIRST=20 # rungs from here on are Part II (tensor cores): plotted apart
 # shellcheck source=lib/bench_csv.sh
 source "$ROOT/scripts/lib/bench_csv.sh"
 # shellcheck source=lib/gnuplot.sh

@@ -56,7 +56,7 @@ source "$ROOT/scripts/lib/bench_csv.sh"
 
 readonly BIN_DIR=${BIN_DIR:-${BIN:-bin}}
 readonly RESULTS_DIR=${RESULTS_DIR:-results}
-readonly PART2_FIRST=19 # the first rung of Part II (tensor cores)
+readonly PART2_FIRST=20 # the first rung of Part II (tensor cores)
 readonly STEPS_DIR=${STEPS_DIR:-steps}
 readonly DEVICE=${DEVICE:-0}
 readonly SLOW_RUNGS="1"

@@ -10,7 +10,7 @@
  *   row-by-row order gains from long rows (a[i] is reused along a row); the serpentine below
  *   shares an operand between each FFMA and the next, so the row length no longer matters: on
  *   8x16 a plain serpentine runs level with this rung ("measured" below). The order was
- *   searched on 16x8, the shape rungs 13-18 build on, so this rung keeps it. Rung 11's tile,
+ *   searched on 16x8, the shape rungs 13-19 build on, so this rung keeps it. Rung 11's tile,
  *   copies, fragments and epilogue in their 16x8 form live in common/ffma_tile.cuh, which
  *   every FFMA rung from here on includes.
  *   Each accumulator still adds k = 0, 1, ..., K-1 in order, so the floats in C are the same;
@@ -49,7 +49,7 @@
  *   to 1.03x cuBLAS at 4096 on an H200; none of the static counts tried (register reads,
  *   bank conflicts, how early each LDS.128 issues) ranks them. The order below is the
  *   fastest of them, with rows 10 and 12 then swapped (the best of 52 neighbours on an H100):
- *   +2.0-2.3% (H200, in the whole-tile kernel of rungs 13-18) at 2048-8192 over the plain
+ *   +2.0-2.3% (H200, in the whole-tile kernel of rungs 13-19) at 2048-8192 over the plain
  *   serpentine (columns 0..7, rows 0..15 down and up). It is tuned to this compiler (CUDA 13.0);
  *   another ptxas may schedule it differently; results/notes/step_12.md keeps the plain serpentine
  *   to compare.
@@ -63,7 +63,7 @@
  * 1024 / 2048 / 4096 / 8192: +4-6% over rung 11 (8x16, row by row) in the same run; on an H100
  * +4-6%, and +7% over the same tile in 16x8 row by row. The plain serpentine in this kernel: 1.014
  * / 1.002 / 1.007 at 2048-8192 (+1.1-1.5% for the measured order here; +2.0-2.6% in the whole-tile
- * kernel of rungs 13-18, whose SASS is the one the order was searched on). On rung 11's 8x16 (two
+ * kernel of rungs 13-19, whose SASS is the one the order was searched on). On rung 11's 8x16 (two
  * short runs): columns outer with the 8 rows snaking 1.026-1.027 / 1.015-1.017 / 1.024-1.026 at
  * 2048-8192, level with this rung in the same runs (1.024-1.025 / 1.014 / 1.022-1.024); rows outer
  * with the 16 columns snaking 0.941-0.951. 210 registers (sm_90), 0 spills.

@@ -11,7 +11,7 @@
  *            into a graph; the capture must stay valid, the graph is replayed four times and a
  *            direct launch follows; all agree bit for bit.
  *   capture-warm  the same after one direct launch on the stream, so that the captured
- *            launch finds what the rung keeps per stream (rungs 14-18's workspace) and takes the
+ *            launch finds what the rung keeps per stream (rungs 14-19's workspace) and takes the
  *            paths that use it: split-K, stream-K, the large-tile split.
  *   capture-random  capture on random floats in [-1, 1): no exact answer, so the replays and
  *            the direct launch after them are compared bit for bit with each other alone. A
@@ -686,7 +686,7 @@ static void run_devices(int m, int n, int k)
 /*
  * With SGEMM_TRACE set, a rung with several paths prints one line per launch on stderr naming
  * the path it took (sgemm_trace(), common/sgemm_common.h). The shapes below come from the
- * plan code of rungs 13-18 (common/ffma_plan.cu: ffma_choose_plan() and the split prices)
+ * plan code of rungs 13-19 (common/ffma_plan.cu: ffma_choose_plan() and the split prices)
  * for a GPU of S SMs; every path has two or three, in different corners of its region, so that
  * a small change of a constant leaves one of them there. Each runs once, in this order, on one
  * stream.
@@ -698,7 +698,7 @@ static void run_devices(int m, int n, int k)
  *   whole-small  a) M=128*floor(S/4) N=256 K=128; b) M=64*floor(7S/8) N=128 K=128: between
  *                3S/4 and S 64x128 tiles, WS 26 < WL 100. K = 128 (16 K tiles): a split of s
  *                puts ceil(s*tiles/S) >= 2 blocks on an SM, 2 * (8 + 8) (rungs 14-15), 2 * (8 + 2)
- *                (rungs 16-18, clusters), above 16; a large-tile split needs 32 K tiles.
+ *                (rungs 16-19, clusters), above 16; a large-tile split needs 32 K tiles.
  *   split-k      a) M=64 N=128*floor(S/8) K=1024: S/8 64x128 tiles, 8 slices fill one round;
  *                b) M=64 N=128*ceil(S/8) K=4096. The small split's cost below the large one's.
  *                c) 768x256x512: 24 tiles of 64x128, 5 slices (4 on 114 SMs), one cluster
@@ -712,16 +712,16 @@ static void run_devices(int m, int n, int k)
  *                floor(2S/3) N=128 K=4096: 3 slices put 2 blocks on an SM, where the cluster
  *                split leaves one; rungs 14-17 run split-K. Rung 18 also takes it for split-k b)
  *                and large-split b) on 132 SMs (and large-split b) on 114).
- *   split-k-64   (rungs 17-18) the cluster split on 64x64 tiles (T_KT_COST: 0.66 of a 64x128 K
+ *   split-k-64   (rungs 17-19) the cluster split on 64x64 tiles (T_KT_COST: 0.66 of a 64x128 K
  *                tile): a) 128x128x128, b) 64x512x2048, c) 64x256x4096, every S: twice the
  *                tiles at the same slices, still one cluster an SM; rungs 14-16 run split-k for a)
  *                and b), large-split for c).
  * Costs: choose_plan()'s hundredths of a 128x256 tile, WL whole 128x256 tiles, WS whole 64x128
  * tiles, SK stream-K (one 128x256 stream-K block per SM resident: 241 registers x 256
  * threads), UN the uneven tail (uneven_tail()); split_slices() and large_split()'s K tiles,
- * s the slices; SL small_slabs(). Rungs 16-18's split costs assume 8 GPCs of floor(S/8) SMs
+ * s the slices; SL small_slabs(). Rungs 16-19's split costs assume 8 GPCs of floor(S/8) SMs
  * (cluster_cap[s] = 8 * floor(floor(S/8) / s)); a shape takes the same path in rungs 14-15 (13:
- * lines) and 16-18 (14: lines) unless its line says otherwise; rung 13 runs whole tiles alone.
+ * lines) and 16-19 (14: lines) unless its line says otherwise; rung 13 runs whole tiles alone.
  * S = 132 (H100 SXM, H200):
  *   16896x256x128    whole-large  WL 100 <= WS 104
  *   256x33792x128    whole-large  WL 200 <= WS 208
@@ -767,7 +767,7 @@ static void run_devices(int m, int n, int k)
  *   64x512x2048      split-k-64   64x64 s=8: 23 < s=8: 34 < SL 36 < large s=16: 70 (13: split-k)
  *   64x256x4096      split-k-64   64x64 s=8: 44 < s=8: 66 < SL 67 < large s=32: 70 (13:
  *                                 large-split)
- * S = 108 (A100; rungs 13-15 only, 16-18 need sm_90):
+ * S = 108 (A100; rungs 13-15 only, 16-19 need sm_90):
  *   13824x256x128    whole-large  WL 100 <= WS 104
  *   256x27648x128    whole-large  WL 200 <= WS 208
  *   14720x256x128    stream-k     SK 120 < WL 200, <= WS 130
@@ -782,14 +782,14 @@ static void run_devices(int m, int n, int k)
  * A model of rung 18's plan code (8 GPCs) finds every path among the shapes for every S from
  * 56 to 256 but one (S = 240: no small-split); below 56 SMs no cluster of 8 fits, and the
  * slabs take the split-k shapes.
- * Rungs 19 and 20 have one path. Rungs 21-26 (split_slices(), common/split_sum.cuh) name two
+ * Rungs 20 and 21 have one path. Rungs 22-27 (split_slices(), common/split_sum.cuh) name two
  * of their own: whole (one block a tile) and split-k (the split-k and large-split shapes).
- * Rungs 25 and 26 name split-b (B split before the product, split_b_first()):
+ * Rungs 26 and 27 name split-b (B split before the product, split_b_first()):
  * whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
- * Rung 27 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 18: 128x128x128,
- * 768x256x512, 64x2048x1024) and tensor (the rest, sent to rung 26); the rung it calls prints
- * its own line after rung 27's.
+ * Rung 28 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 18: 128x128x128,
+ * 768x256x512, 64x2048x1024) and tensor (the rest, sent to rung 27); the rung it calls prints
+ * its own line after rung 28's.
  * The check: every launch prints exactly one trace line of this rung, naming a path of its
  * list (followed, for a rung that routes, by the lines of the earlier rung it called), and
  * every path of the list is named at least once.
@@ -853,7 +853,7 @@ static void read_trace(FILE *in, int real_err, const char *what, char *ran)
         if (sscanf(line, "sgemm_trace step=%d path=%31s", &step, path) != 2)
             fail("%s: a trace line of another form: %s", what, line);
         if (step < rung->number && lines == 1)
-            continue; /* the line of an earlier rung this one routed the call to (rung 27) */
+            continue; /* the line of an earlier rung this one routed the call to (rung 28) */
         if (step != rung->number)
             fail("%s: a trace line of rung %d, not %d: %s", what, step, rung->number, line);
         if (++lines == 1)

@@ -5,7 +5,7 @@
 #   - the launch contract (build/tests/contract_NN): CUDA graph capture, several streams and
 #     host threads at once, and a host thread on each GPU where there are several, all
 #     bit-identical to sequential launches
-#   - every launch path taken (contract_NN paths): for the rungs with several (13-25), shapes
+#   - every launch path taken (contract_NN paths): for the rungs with several (13-26), shapes
 #     derived from the GPU's SM count, the path of each launch read from its SGEMM_TRACE line;
 #     every path of the rung's list must run at least once (the others print "one path")
 # GPU_TEST_SANITIZERS lists the compute-sanitizer tools to run (default "memcheck racecheck
@@ -54,23 +54,26 @@ one_rung() {
   # K = 8192 in 64 slabs (14: the slabs' sum in runs, through shared memory); 232 tiles of
   # 128x256 on 132 SMs, all shared out by stream-K (15, K = 256) or cut by the uneven tail (18,
   # K = 512: the shortest K that takes it; racecheck's time grows with M N K); rung 18
-  # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 21: six tiles
-  # and K = 1000, split-K in four slices. Rungs 22-24 (each its own K loop): split-K with
+  # also: 17 tiles of 64x128 and K = 4096 (its small-tile slabs, 7 slices). Rung 22: six tiles
+  # and K = 1000, split-K in four slices. Rungs 23-25 (each its own K loop): split-K with
   # 16-byte copies or TMA (K = 1000) and with 4-byte copies (lda = K = 999).
   case "$name" in
     step14*) shapes="$shapes --mnk 128,256,8192" ;;
     step15*) shapes="$shapes --mnk 14848,512,256" ;;
     step18*) shapes="$shapes --mnk 14848,512,512 --mnk 64,2176,4096 --mnk 128,256,8192" ;;
-    step21*) shapes="$shapes --mnk 200,300,1000" ;;
-    step2[2-4]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
-    # Rung 25: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
-    step25*) shapes="$shapes --mnk 2100,301,100" ;;
-    # Rung 26: A copied into aligned rows (lda = K = 99, 999; N >= 256): before B's split (M >=
+    # Rung 19: rung 18's shapes, and C's unaligned rows (ldc = N = 301 or 257) by lane rows
+    # (K <= 512) or not (K = 700).
+    step19*) shapes="$shapes --mnk 14848,512,512 --mnk 64,2176,4096 --mnk 128,256,8192 --mnk 1100,301,100 --mnk 1030,257,700" ;;
+    step22*) shapes="$shapes --mnk 200,300,1000" ;;
+    step2[3-5]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
+    # Rung 26: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
+    step26*) shapes="$shapes --mnk 2100,301,100" ;;
+    # Rung 27: A copied into aligned rows (lda = K = 99, 999; N >= 256): before B's split (M >=
     # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999); B
     # copied (ldb = N = 601, M < 2048: no split), alone and with A's copy, before split-K.
-    step26*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998" ;;
-    # Rung 27: a small product sent to rung 18, a larger one with B's copy sent to rung 26.
-    step27*) shapes="$shapes --mnk 128,128,128 --mnk 600,601,999" ;;
+    step27*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998" ;;
+    # Rung 28: a small product sent to rung 19, a larger one with B's copy sent to rung 27.
+    step28*) shapes="$shapes --mnk 128,128,128 --mnk 600,601,999" ;;
   esac
   local t0=$SECONDS times=""
   "$bin" --check --quiet >"$logdir/$name.check.log" 2>&1
@@ -126,8 +129,8 @@ one_rung() {
 contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
 contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
-# capture-random's: split-K (few tiles, a long K), stream-K and the large tiles' split, rung 25's
-# B split (M >= 2048), odd sizes (rung 26: A's copy at 1000x1000x999).
+# capture-random's: split-K (few tiles, a long K), stream-K and the large tiles' split, rung 26's
+# B split (M >= 2048), odd sizes (rung 27: A's copy at 1000x1000x999).
 contract_random_shapes="256x256x4096 1024x1024x1024 2560x2560x256 2048x2048x512 1000x1000x999"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
@@ -153,10 +156,10 @@ contract_tests() {
     step0[5-9] | step0[5-9]-* | step1[0-2] | step1[0-2]-*) shapes=$contract_mid_shapes ;;
   esac
   local modes="capture streams threads devices"
-  # The rungs that keep a workspace per stream (14-18, 21-27): capture-warm too, and
+  # The rungs that keep a workspace per stream (14-19, 22-28): capture-warm too, and
   # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
-  # path: split-K, stream-K and slabs in a workspace made in the graph; rung 25's B split and
-  # rung 26's copies of A and B, which a capture leaves out: the bits are the same either way).
+  # path: split-K, stream-K and slabs in a workspace made in the graph; rung 26's B split and
+  # rung 27's copies of A and B, which a capture leaves out: the bits are the same either way).
   case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
@@ -236,7 +239,7 @@ done
 # every rung's lines in order.
 # The rungs with the longest runs (racecheck on their own shapes, the most contract shapes)
 # start first, so that none of them is left alone at the end.
-first="step18 step15 step25 step24 step23 step22 step14 step13 step16 step17"
+first="step18 step15 step26 step25 step24 step23 step14 step13 step16 step17"
 ordered() {
   local bin n
   for n in $first; do

@@ -132,7 +132,7 @@ static void few_tiles(void **state)
 {
     (void)state;
     /* at most 132 tiles of 64x128 (so 2 blocks per SM of a 132-SM GPU need 2+ per tile) and
-     * K of at least 8 K tiles of 8 (2 slices of 4): rungs 14-18 cut K over blocks (split-K) */
+     * K of at least 8 K tiles of 8 (2 slices of 4): rungs 14-19 cut K over blocks (split-K) */
     int sp_exact = 0, sp_random = 0, sp_padded = 0, sp_beta = 0, sp_partial_k = 0;
     for (int i = 0; i < count; i++) {
         const struct check_case *c = &cases[i];

@@ -100,17 +100,17 @@ test_plots_render() {
     check_file_contains "shapes.svg: the cuBLAS line" "$out/shapes.svg" "cuBLAS = 1.0"
 }
 
-# Part II (rungs from 19): its own plot, with the anchors as reference lines when anchors.csv
+# Part II (rungs from 20): its own plot, with the anchors as reference lines when anchors.csv
 # lies beside the CSV; the last-rung plots keep the last rung of Part I.
 test_part2_plot() {
     local tmp=$1 log rc
     mkdir -p "$tmp/part2"
-    { cat "$FIXTURE"; awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == 11 { $3 = 19; $4 = "tf32x3_mma"; print }' "$FIXTURE"; } \
+    { cat "$FIXTURE"; awk -F, 'BEGIN { OFS = "," } NR > 1 && $3 == 11 { $3 = 20; $4 = "tf32x3_mma"; print }' "$FIXTURE"; } \
         >"$tmp/part2/bench.csv"
     check "no Part II in the fixture: no part2 plot" test ! -e "$tmp/out/part2.png"
     run_capture log rc env PLOT_DATE=2026-01-02 CUDA_VERSION=13.0 "$ROOT/scripts/plots.sh" "$tmp/part2/bench.csv"
     check_exit "plots.sh with a Part II rung" 0 "$rc"
-    check_file_contains "part2.svg has rung 19" "$tmp/part2/part2.svg" "rung 19 tf32x3_mma"
+    check_file_contains "part2.svg has rung 20" "$tmp/part2/part2.svg" "rung 20 tf32x3_mma"
     check_not_contains "part2.svg: no anchors without anchors.csv" "$(cat "$tmp/part2/part2.svg")" "cuBLAS TF32"
     check_file_contains "last_vs_cublas.svg keeps Part I's last rung" "$tmp/part2/last_vs_cublas.svg" "11 warptile_db"
     printf '%s\n' "device,cc,M,N,K,cublas_gflops,cublas_err_max_u,cublas_err_rms,tf32_gflops,tf32_ratio,tf32_err_max_u,tf32_err_rms,x3_gflops,x3_ratio,x3_err_max_u,x3_err_rms" \

@@ -222,25 +222,25 @@ test_sweep_progress() {
     check "follow: the final rows shown exactly once" test "$out" == "sweep: status 2"
 }
 
-# Part II's rungs (from 19): the references beside them, anchors.csv; STEPS: the shape set on
+# Part II's rungs (from 20): the references beside them, anchors.csv; STEPS: the shape set on
 # every rung it names.
 test_sweep_part2() {
     local out rc dir=$T/results/$GPU_SLUG n_default
     n_default=$(awk '{ sub(/#.*/, "") } NF { n++ } END { print n }' "$ROOT/shapes/default.txt")
-    printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/19_delta.cu"
+    printf '__global__ void sgemm_delta(int m) { (void)m; }\n' >"$T/steps/20_delta.cu"
     rm -f "$dir/anchors.csv"
     : >"$T/calls.log"
-    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256,1024 STEPS="2 19" "$ROOT/scripts/sweep.sh"
-    check_exit "part II: a ladder with rung 19" 0 "$rc"
-    check "part II: the set with --anchors" test "$(grep -c -- '^ladder --steps 2,19 .*--sizes 256,1024 .*--anchors ' "$T/calls.log")" == 1
+    run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256,1024 STEPS="2 20" "$ROOT/scripts/sweep.sh"
+    check_exit "part II: a ladder with rung 20" 0 "$rc"
+    check "part II: the set with --anchors" test "$(grep -c -- '^ladder --steps 2,20 .*--sizes 256,1024 .*--anchors ' "$T/calls.log")" == 1
     check "part II: anchors.csv, one header and a row per size" test "$(wc -l <"$dir/anchors.csv")" == 3
     check "part II: anchors.csv's header" test "$(head -n 1 "$dir/anchors.csv" | cut -d, -f9)" == tf32_gflops
     check "part II: STEPS: the shape set on rung 02" test "$(rows_of "$dir/shapes.csv" 2)" == "$n_default"
-    check "part II: and on rung 19" test "$(rows_of "$dir/shapes.csv" 19)" == "$n_default"
+    check "part II: and on rung 20" test "$(rows_of "$dir/shapes.csv" 20)" == "$n_default"
     run_capture out rc fake_env PATH="$T/gpu:$PATH" SWEEP_POST=0 SIZES=256 SHAPES=none STEPS="2 3" "$ROOT/scripts/sweep.sh"
     check_exit "part II: without it" 0 "$rc"
     check "part II: no anchors.csv left over" test ! -e "$dir/anchors.csv"
-    rm -f "$T/steps/19_delta.cu"
+    rm -f "$T/steps/20_delta.cu"
 }
 
 # in_dir DIR COMMAND...: COMMAND run from DIR.

@@ -1,13 +1,13 @@
 /*
- * Rung 25 - B split and transposed once, before the product, where enough rows of tiles share
+ * Rung 26 - B split and transposed once, before the product, where enough rows of tiles share
  * it; TMA then brings B^T big and small like A, and the producer only issues copies.
  *
- * What changes from rung 24
- *   Rung 24's producer splits and transposes its tile's B for every K tile: each block redoes
+ * What changes from rung 25
+ *   Rung 25's producer splits and transposes its tile's B for every K tile: each block redoes
  *   it, so every element of B is split M / 128 times, ~200 instructions a K tile in one warp a
  *   scheduler, about as long as the tile's 1536 clocks of tensor core. Here, where there are 16
  *   rows of tiles or more (M >= SPLIT_B_MIN_M, common/plan_costs.h) and whole tiles run,
- *   split_b_first() (common/wgmma_split_b.cuh, written there once for rungs 25 and 26)
+ *   split_b_first() (common/wgmma_split_b.cuh, written there once for rungs 26 and 27)
  *   queues split_b_transposed() on the stream first: B^T big (rows 0..n_pad - 1) and small
  *   (rows n_pad..), k in the tile's K order, 8 bytes per element of B (up to
  *   SPLIT_B_MAX_BYTES, 1 GiB), read through a 32 x 32 block of shared memory so that both B's
@@ -16,23 +16,23 @@
  *   The memory comes from the rung's own pool on the device (rung_memory(): made at first
  *   use, keeps what is given back, never makes one stream wait for another's memory), taken
  *   and given back in stream order around the product. Where the stream is capturing (the
- *   memory would belong to the graph), for fewer rows and for split-K, rung 24's path runs.
+ *   memory would belong to the graph), for fewer rows and for split-K, rung 25's path runs.
  *   B^T is twice raw B's bytes, and in row order each wave of blocks reads all of it from DRAM:
  *   the bands of 8 tile rows that whole tiles go in (tile_origin(), common/wgmma.cuh, as in
- *   rungs 22-24) keep it in L2.
+ *   rungs 23-25) keep it in L2.
  *
  * Why the hardware rewards it
  *   The split costs O(KN) once instead of O(MKN / 128) in the product's blocks, and the
  *   consumers' wgmma no longer wait for the producer's split: the K loop is copies, A's split
  *   and wgmma.
  *
- * Prediction: with B passed on unsplit (wrong sums) rung 24's loop ran 20% faster (H100); the
+ * Prediction: with B passed on unsplit (wrong sums) rung 25's loop ran 20% faster (H100); the
  *   pass itself reads B and writes twice its bytes, ~5% of the product at 4096: +15%.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.870 / 2.360 /
- *   2.769 / 2.657x at 1024 / 2048 / 4096 / 8192, against rung 24's 1.856 / 2.178 / 2.279 /
+ *   2.769 / 2.657x at 1024 / 2048 / 4096 / 8192, against rung 25's 1.856 / 2.178 / 2.279 /
  *   2.214: +21% at 4096 (1.026 ms, ~2050 clocks a K tile, 75% of the tensor core's), +20% at
- *   8192, +8% at 2048, level at 1024 (8 rows of tiles: rung 24's path). 1.12-1.81 u against
+ *   8192, +8% at 2048, level at 1024 (8 rows of tiles: rung 25's path). 1.12-1.81 u against
  *   FP64 (cuBLAS 5.0-6.6 u). 168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
@@ -46,7 +46,7 @@
 #include "../common/wgmma.cuh"     /* the tile, split, wgmma, split_b_block, copies, finish_tile */
 #include "../common/tma.cuh"       /* mbarriers, TMA loads, tensor_map */
 #include "../common/wgmma_roles.cuh" /* the producer and consumer warpgroups: the kernel */
-#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21) */
+#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 22) */
 #include "../common/wgmma_split_b.cuh" /* split_b_transposed, rung_memory, split_b_first */
 
 static const tf32x3_kernel kernels[3][2] = {
@@ -105,12 +105,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                               stream);
         err = err != cudaSuccess ? err : freed;
     }
-    return wgmma_finish(25, feed == FEED_SPLIT_B ? "split-b" : "whole", err, &plan, M, N,
+    return wgmma_finish(26, feed == FEED_SPLIT_B ? "split-b" : "whole", err, &plan, M, N,
                         K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
-extern "C" const struct step step_25 = {
-    25, "tf32x3_split_b_first",
+extern "C" const struct step step_26 = {
+    26, "tf32x3_split_b_first",
     "3xTF32 on wgmma, B split and transposed once before the product (sm_90a)", 90, launch,
     "whole split-b split-k",
 };

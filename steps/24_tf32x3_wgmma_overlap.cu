@@ -1,10 +1,10 @@
 /*
- * Rung 23 - the tensor core kept busy: rung 22's wgmma issued, and the next K tile split while
+ * Rung 24 - the tensor core kept busy: rung 23's wgmma issued, and the next K tile split while
  * they run.
  *
- * What changes from rung 22
+ * What changes from rung 23
  *   wgmma is asynchronous: issued, it runs while the warpgroup goes on, until wgmma.wait_group.
- *   Rung 22 waits for a tile's twelve at once (wait_group 0), so the tensor core idles while the
+ *   Rung 23 waits for a tile's twelve at once (wait_group 0), so the tensor core idles while the
  *   block waits at its barriers and splits the next tile. Here (multiply()):
  *   - B^T has two stages: tile kt's wgmma read one while the block splits tile kt + 1's B into
  *     the other (prepare());
@@ -23,16 +23,16 @@
  *   core) run, the block's splits, shared-memory stores and loads, and copies go through the
  *   integer, FP32 and load/store pipes.
  *
- * Prediction: from the measured ~3400 clocks a K tile at 4096 (rung 22), with the split of the
+ * Prediction: from the measured ~3400 clocks a K tile at 4096 (rung 23), with the split of the
  *   next tile behind the tensor core: ~2300 clocks, +45%. Chunks of 64 of K: the rms error of
  *   the H100 build rose from 3.1e-7 (a tile) to 4.8e-7 (two), 6.9e-7 (three), 9.1e-7 (four).
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.674 / 1.721 /
- *   1.760 / 1.785x at 1024 / 2048 / 4096 / 8192, against rung 22's 1.563 / 1.557 / 1.577 /
+ *   1.760 / 1.785x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.563 / 1.557 / 1.577 /
  *   1.603: +12% at 4096, a third of the prediction (4096: 1.527 ms, ~3000 clocks a K tile). The two
  *   barriers a tile remain: the warpgroup that finishes its share of the split first waits for
  *   the other before it may issue, and every thread still both splits and issues.
- *   1.12-1.81 u against FP64 (cuBLAS 5.0-6.6 u); rms 4.6-5.0e-7 (rung 22: 2.5-3.7e-7; cuBLAS
+ *   1.12-1.81 u against FP64 (cuBLAS 5.0-6.6 u); rms 4.6-5.0e-7 (rung 23: 2.5-3.7e-7; cuBLAS
  *   5.7e-7-1.6e-6). 231 and 235 registers, 0 spills.
  *
  * Build: wgmma exists only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere the kernel is
@@ -43,7 +43,7 @@
 #include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
 #include "../common/wgmma.cuh"     /* the tile, split, wgmma, split_b_block, copies, finish_tile */
-#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21) */
+#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 22) */
 
 #define THREADS   (2 * WG) /* two warpgroups: each copies, splits and multiplies */
 #define FEED_COPY 0        /* 4-byte copies: a row or a base not 16-byte aligned */
@@ -252,12 +252,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     float *work = plan.work;
     kernels[vec]<<<(unsigned)(tiles * slices), THREADS, SMEM, stream>>>(
         M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
-    return wgmma_finish(23, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
+    return wgmma_finish(24, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
                         ldb, beta, C, ldc, stream);
 }
 
-extern "C" const struct step step_23 = {
-    23, "tf32x3_wgmma_overlap",
+extern "C" const struct step step_24 = {
+    24, "tf32x3_wgmma_overlap",
     "3xTF32 on wgmma, the next tile split while the tensor core multiplies (sm_90a)", 90,
     launch, "whole split-k",
 };

@@ -1,15 +1,15 @@
 /*
- * Rung 22 - 3xTF32 on wgmma: rung 21's arithmetic on Hopper's warpgroup tensor-core instruction,
+ * Rung 23 - 3xTF32 on wgmma: rung 22's arithmetic on Hopper's warpgroup tensor-core instruction,
  * every thread still copying, splitting and multiplying in step.
  *
- * What changes from rung 21
- *   The product. Rung 21's warps each issue mma.sync.m16n8k8: 16x8x8 from registers, 48 of them
+ * What changes from rung 22
+ *   The product. Rung 22's warps each issue mma.sync.m16n8k8: 16x8x8 from registers, 48 of them
  *   a k8 step for a warp's 64x32 of C. Here the four warps of a warpgroup issue one
  *   wgmma.mma_async.m64n128k8 together: 64x128x8, A from registers, B read by the tensor core
  *   from shared memory through a matrix descriptor (sm_90a only; common/wgmma.cuh). The block
  *   is two warpgroups, 64 rows of the 128x128 tile each, and a 32-deep K tile is twelve wgmma a
  *   warpgroup: per k8 step small x big, big x small, big x big into `chunk`, added to `acc` by
- *   FADD after each tile, as in rung 20.
+ *   FADD after each tile, as in rung 21.
  *   B^T, split. TF32 wgmma reads B only K-major (its transpose flag is for 16-bit types) and
  *   must see big and small, not the raw float. So each K tile the 256 threads split raw B and
  *   store it transposed (split_b_block()): B^T big and small, 128 rows (n) of 128 bytes (k),
@@ -18,21 +18,21 @@
  *   registers (read_a(), split_a()).
  *   Details that keep it FP32-accurate: a k8 step covers 8 consecutive columns of the tile
  *   (lane t's two k are adjacent: one LDS.64 a row and step), so a short K takes few steps,
- *   each three truncating additions; small is rounded to TF32 too, where rung 21's is cut by
+ *   each three truncating additions; small is rounded to TF32 too, where rung 22's is cut by
  *   the tensor core (up to 8 u a product; at K = 2 that was 10 u against a bound of 10 u).
  *   The copies: 16 bytes where rows allow, 4 bytes elsewhere (common/wgmma.cuh), warpgroup 0
- *   for A, warpgroup 1 for B, four stages. Split-K and its plan are rung 21's (split_sum.cuh).
+ *   for A, warpgroup 1 for B, four stages. Split-K and its plan are rung 22's (split_sum.cuh).
  *
  * Why the hardware rewards it
  *   One wgmma does the work of 128 mma.sync: B is read once from shared memory for the whole
  *   warpgroup instead of into every warp's registers, and the issue slots and register reads
  *   that 48 mma.sync a step cost go to the split instead.
  *
- * Prediction: a first build of this kind ran 1.84x cuBLAS at 4096 on an H100, against rung 21's
+ * Prediction: a first build of this kind ran 1.84x cuBLAS at 4096 on an H100, against rung 22's
  *   ~1.45x: about +25%.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.563 / 1.557 / 1.577 /
- *   1.603x at 1024 / 2048 / 4096 / 8192, against rung 21's 1.303 / 1.421 / 1.437 / 1.458 in the
+ *   1.603x at 1024 / 2048 / 4096 / 8192, against rung 22's 1.303 / 1.421 / 1.437 / 1.458 in the
  *   same run: +10% at 4096, below the prediction. 4096: 1.703 ms, 993 K tiles an SM, so ~3400
  *   clocks a K tile at ~2 GHz, of which the tensor core needs 24 x 64 = 1536 (H200 dense TF32:
  *   ~1024 multiply-adds a clock an SM). The rest is the split and two barriers, in series with
@@ -47,7 +47,7 @@
 #include "../common/device_facts.h"
 #include "../common/sgemm_workspace.h"
 #include "../common/wgmma.cuh"     /* the tile, split, wgmma, split_b_block, copies, finish_tile */
-#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21) */
+#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 22) */
 
 #define THREADS   (2 * WG) /* two warpgroups: each copies, splits and multiplies */
 #define FEED_COPY 0        /* 4-byte copies: a row or a base not 16-byte aligned */
@@ -218,12 +218,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     float *work = plan.work;
     kernels[vec]<<<(unsigned)(tiles * slices), THREADS, SMEM, stream>>>(
         M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
-    return wgmma_finish(22, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
+    return wgmma_finish(23, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
                         ldb, beta, C, ldc, stream);
 }
 
-extern "C" const struct step step_22 = {
-    22, "tf32x3_wgmma",
+extern "C" const struct step step_23 = {
+    23, "tf32x3_wgmma",
     "3xTF32 on wgmma: FP32 accuracy from TF32 warpgroup products, in lockstep (sm_90a)", 90,
     launch, "whole split-k",
 };

@@ -1,12 +1,12 @@
 /*
- * Rung 27 - each product to the path that wins it: the FFMA ladder's last rung (18) where the
- * work is too small to pay the tensor cores' fixed cost, the tensor cores (rung 26) elsewhere.
+ * Rung 28 - each product to the path that wins it: the FFMA ladder's last rung (19) where the
+ * work is too small to pay the tensor cores' fixed cost, the tensor cores (rung 27) elsewhere.
  *
- * What changes from rung 26
- *   Rung 26 runs every product on the tensor cores. At 256^3 it takes 16.7 us, where rung 18
+ * What changes from rung 27
+ *   Rung 27 runs every product on the tensor cores. At 256^3 it takes 16.7 us, where rung 18
  *   takes 9.2: B's split or split-K's sum is a launch of its own, the TMA pipeline fills four
  *   stages before the first wgmma, and the three products' epilogue is longer. On a small
- *   product that fixed cost is most of the run: rung 26 runs 0.75x cuBLAS SGEMM at 256^3 (0.33x
+ *   product that fixed cost is most of the run: rung 27 runs 0.75x cuBLAS SGEMM at 256^3 (0.33x
  *   on random shapes of ~1e7 flops) where rung 18 runs 1.57x. Here launch() prices the two at
  *   their large-product rates: the tensor cores save (1 - 1 / r) of the FFMA path's clocks, r
  *   the ratio of the rates (TC_OVER_FFMA_TENTHS, common/plan_costs.h), and cost TC_FIXED_CLOCKS
@@ -14,7 +14,7 @@
  *   FP32 lanes), exceeds TC_FIXED_CLOCKS x r / (r - 1). The device gives the SM count, the
  *   table the two costs. Both paths are rungs of their own, linked in (their step_NN): this
  *   rung is the dispatch, as a library's heuristic picks a kernel. Both give FP32 accuracy
- *   (rung 18 is an SGEMM; rung 26's 3xTF32 is below cuBLAS's error).
+ *   (rung 19 is an SGEMM; rung 27's 3xTF32 is below cuBLAS's error).
  *
  * Why the hardware rewards it
  *   The tensor cores' rate pays only once their pipeline is full and every SM has work: below
@@ -22,31 +22,32 @@
  *   pipeline, finishes first.
  *
  * Prediction (H200): 256^3 0.75 -> ~1.5x cuBLAS, 512^3 0.86 -> ~1.1x (rung 18's figures in
- *   make all-bench); 768 and up unchanged (rung 26). On make all-bench's random set (seed
+ *   make all-bench); 768 and up unchanged (rung 27). On make all-bench's random set (seed
  *   20261128) the products below 0.2 GFLOP from 0.33-0.47 to 1.0-1.5x; the minimum then rung
  *   18's shallow-K shapes (~0.66).
  *
- * Measured (H200, make all-bench, one run): 256^3 1.358 (rung 26 0.768, rung 18 1.423), 512^3
+ * Measured (H200, make all-bench, one run, rung 18 then the FFMA path; rung 19 runs rung 18's
+ *   kernels wherever rows are aligned): 256^3 1.358 (rung 27 0.768, rung 18 1.423), 512^3
  *   1.112 (0.858, 1.140): below rung 18 alone by 2-5%, 0.43 us a product (9.12 against 8.69 us
- *   at 256^3; not profiled: the route's host work is the suspect); 768^3 and up as rung 26
+ *   at 256^3; not profiled: the route's host work is the suspect); 768^3 and up as rung 27
  *   (1.571 at 768, 2.759 at 4096). The
  *   random set (seed 20261128): median 1.233, minimum 0.657 (159x5718x134, on rung 18); its
  *   small products from 0.33-0.44 to 1.03-1.53 (235x87x259 1.298, 86x140x939 1.032). Seed 52
- *   beside both paths (--budget 0.15): median 1.099 (rung 18 0.958, rung 26 0.938), minimum
+ *   beside both paths (--budget 0.15): median 1.099 (rung 18 0.958, rung 27 0.938), minimum
  *   0.534 at 83x71x8642, where both lose (0.531, 0.561). The price misses where the tensor
  *   cores lose more than their rate: 142x13755x4481 ran 0.676 on them, 0.936 on rung 18 (two
  *   128-row tiles for 142 rows, B's rows unaligned and M below the copy's threshold).
  *
- * Build: rung 26's wgmma needs sm_90a, rung 18's dependent launches sm_90; bin/step27 links
- *   both rungs (RUNG_USES_27 in the Makefile).
+ * Build: rung 27's wgmma needs sm_90a, rung 19's dependent launches sm_90; bin/step28 links
+ *   both rungs (RUNG_USES_28 in the Makefile).
  */
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
 #include "../common/device_facts.h"
 #include "../common/plan_costs.h"
 
-extern "C" const struct step step_18; /* Part I's last rung: the FFMA path */
-extern "C" const struct step step_26; /* the tensor cores, operands copied where TMA needs it */
+extern "C" const struct step step_19; /* Part I's last rung: the FFMA path */
+extern "C" const struct step step_27; /* the tensor cores, operands copied where TMA needs it */
 
 /* NEW: 1 where the tensor cores pay their fixed cost on this product: an SM's share of the
  * work, in FFMA clocks, above TC_FIXED_CLOCKS x r / (r - 1). */
@@ -67,15 +68,15 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (err != cudaSuccess || done)
         return err;
     if (d.cc != 90)
-        return cudaErrorInvalidDevice; /* rung 26's wgmma: Hopper only */
+        return cudaErrorInvalidDevice; /* rung 27's wgmma: Hopper only */
     const int tensor = tensor_cores_pay(M, N, K, d.sms);
-    sgemm_trace(27, tensor ? "tensor" : "ffma", M, N, K, 1, 1); /* then the rung's own line */
-    return (tensor ? &step_26 : &step_18)->launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+    sgemm_trace(28, tensor ? "tensor" : "ffma", M, N, K, 1, 1); /* then the rung's own line */
+    return (tensor ? &step_27 : &step_19)->launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                   stream);
 }
 
-extern "C" const struct step step_27 = {
-    27, "route_by_work",
-    "each product to the path that wins it: FFMA (rung 18) when small, tensor cores (rung 26)",
+extern "C" const struct step step_28 = {
+    28, "route_by_work",
+    "each product to the path that wins it: FFMA (rung 19) when small, tensor cores (rung 27)",
     90, launch, "ffma tensor",
 };

@@ -1,9 +1,9 @@
 /*
- * Rung 21 - split-K for the 3xTF32 rung: K cut into slices where a round of tiles leaves SMs
+ * Rung 22 - split-K for the 3xTF32 rung: K cut into slices where a round of tiles leaves SMs
  * idle (common/mma_split_k.cuh).
  *
- * What changes from rung 20
- *   Rung 20 runs one block a 128x128 tile, one block an SM. At 1024^2 that is 64 tiles for 132
+ * What changes from rung 21
+ *   Rung 21 runs one block a 128x128 tile, one block an SM. At 1024^2 that is 64 tiles for 132
  *   SMs: half the GPU idle, and each tile's 16 K tiles in a row. Here, where the tiles come to
  *   less than two rounds of the SMs, the plan (split_slices()) cuts each tile's K into s slices
  *   of at least 8 K tiles, one block a slice (sgemm_mma_slice()): each writes its raw sums to the
@@ -25,7 +25,7 @@
  *   (256 tiles and more: two rounds, no split).
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.303 / 1.421 / 1.437 / 1.458x at
- *   1024 / 2048 / 4096 / 8192, rung 20 1.000 / 1.423 / 1.439 / 1.458 in the same run: 1024 +30%,
+ *   1024 / 2048 / 4096 / 8192, rung 21 1.000 / 1.423 / 1.439 / 1.458 in the same run: 1024 +30%,
  *   2048 and up level (no split there); 1536 +10% in a run of its own (0.1845 -> 0.1660 ms). Both
  *   below the prediction: the plan prices a slice's extra cost at 1.3 K tiles and the sum kernel
  *   apart; 8 K tiles a slice also pay a pipeline fill and drain each, not counted. Error near rung
@@ -79,11 +79,11 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
             return err;
     }
     if (work == NULL) {
-        sgemm_trace(21, "whole", M, N, K, s.tiles, 1);
+        sgemm_trace(22, "whole", M, N, K, s.tiles, 1);
         return launch_whole<tf32x3_products>(f.deep, &s, M, N, K, alpha, A, lda, B, ldb, beta, C,
                                              ldc, stream);
     }
-    sgemm_trace(21, "split-k", M, N, K, s.tiles * slices, slices);
+    sgemm_trace(22, "split-k", M, N, K, s.tiles * slices, slices);
     /* a workspace made in a capture's graph given back after the kernels (sgemm_workspace.h) */
     return sgemm_workspace_done(stream, work,
                                 launch_slices<tf32x3_products>(f.deep, &s, slices, work, M, N, K,
@@ -91,7 +91,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
                                                                ldc, stream));
 }
 
-extern "C" const struct step step_21 = {
-    21, "tf32x3_split_k", "3xTF32 with mma.sync, K split where a round of tiles leaves SMs idle",
+extern "C" const struct step step_22 = {
+    22, "tf32x3_split_k", "3xTF32 with mma.sync, K split where a round of tiles leaves SMs idle",
     80, launch, "whole split-k",
 };

@@ -1,5 +1,5 @@
 /*
- * Rung 19 - TF32 on tensor cores with mma.sync: several times the FFMA rate, and TF32's error.
+ * Rung 20 - TF32 on tensor cores with mma.sync: several times the FFMA rate, and TF32's error.
  * Opens Part II: read against rung 18, the last FFMA rung (its diff is the whole of the change).
  *
  * What changes from rung 18
@@ -10,7 +10,7 @@
  *   sm_90, cvt.rna below), so it moves by at most 2^-11 of itself and a product by 2^-10:
  *   16384 times float's u = 2^-24. That is the lesson of this rung: the speed of the tensor
  *   cores, and an error no SGEMM caller would accept. Its `struct step` says so (STEP_TF32) and
- *   the harness holds it to that bound (harness/verify.h), not to an SGEMM's. Rung 20 removes
+ *   the harness holds it to that bound (harness/verify.h), not to an SGEMM's. Rung 21 removes
  *   the error.
  *
  * The tile (common/mma_tile.cuh)
@@ -39,7 +39,7 @@
  *   An H200 SM issues 128 FFMAs a clock (256 flops); its tensor cores run dense TF32 at ~495
  *   TFLOP/s over 132 SMs, ~7.5x the FFMA peak. mma.sync reaches less than that: measured with
  *   this rung's 4 A x 4 B fragments a warp, the HMMAs alone run 255 TFLOP/s (results/notes/
- *   step_20.md), and the loads and conversions beside them cost more.
+ *   step_21.md), and the loads and conversions beside them cost more.
  *
  * Prediction: ~2.2x cuBLAS SGEMM at 4096 and 8192 (the 3xTF32 build with only the big x big
  *   product ran 2.245x), ~450 u against FP64 at 4096 where cuBLAS has ~5 u: the sum of 4096
@@ -130,7 +130,7 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     return launch_whole_rung<tf32_products>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
-extern "C" const struct step step_19 = {
-    19, "tf32_mma", "TF32 on tensor cores with mma.sync: fast, with TF32's error",
+extern "C" const struct step step_20 = {
+    20, "tf32_mma", "TF32 on tensor cores with mma.sync: fast, with TF32's error",
     80, launch, NULL, STEP_TF32,
 };

@@ -1,18 +1,18 @@
 /*
- * Rung 24 - warp specialization: a producer warpgroup feeds the tiles through TMA and splits B,
+ * Rung 25 - warp specialization: a producer warpgroup feeds the tiles through TMA and splits B,
  * two consumer warpgroups split A and issue wgmma, and they meet only at mbarriers.
  *
- * What changes from rung 23
- *   The roles. Rung 23's 256 threads each copy, split and issue, and meet at two barriers a
+ * What changes from rung 24
+ *   The roles. Rung 24's 256 threads each copy, split and issue, and meet at two barriers a
  *   tile. Here the block is three warpgroups (the kernel: common/wgmma_roles.cuh). Warpgroup
  *   0, the producer, brings raw tiles and splits B into B^T; warpgroups 1 and 2, the
- *   consumers, split A and issue rung 23's wgmma, 64 rows each. setmaxnreg gives the
+ *   consumers, split A and issue rung 24's wgmma, 64 rows each. setmaxnreg gives the
  *   producer's registers to the consumers (56 and 224).
  *   The copies. TMA copies a whole 128 x 32 tile of A (in the 128-byte swizzle read_a() reads)
  *   and 32 x 128 of B from one instruction of one thread, zero-filled outside the matrix
  *   (tensor_map(), common/tma.cuh). Where TMA cannot describe an operand (a leading dimension
  *   not a multiple of 4 floats, a base not 16-byte aligned), the 128 producers copy raw tiles
- *   with rung 22's 4-byte cp.async instead.
+ *   with rung 23's 4-byte cp.async instead.
  *   The meeting points, one mbarrier per stage and direction, no __syncthreads in the K loop:
  *     raw stages (4 x 32 KB): TMA -> raw_full -> consumers read A, producer reads B -> raw_empty
  *     B^T stages (3 x 32 KB): producer writes, fence.proxy.async -> split_full -> wgmma read ->
@@ -24,15 +24,15 @@
  *   A consumer waits only for what it reads: while one sums its chunk or splits A, the other's
  *   wgmma keep the tensor core busy, and the producer splits B beside both. TMA takes the copy
  *   addresses out of 256 threads' instruction stream and the half-used 32-byte sectors out of
- *   L2. Alone, on rung 22's lockstep loop, TMA and the roles gained nothing (H100: 1.84 ->
+ *   L2. Alone, on rung 23's lockstep loop, TMA and the roles gained nothing (H100: 1.84 ->
  *   1.82x at 4096): the tensor core still drained each tile.
  *
- * Prediction: rung 23's two barriers a tile and the B split leave the consumers' path: from
- *   ~3000 clocks a K tile toward 2300 (rung 23's bound with B's split, half the split work,
+ * Prediction: rung 24's two barriers a tile and the B split leave the consumers' path: from
+ *   ~3000 clocks a K tile toward 2300 (rung 24's bound with B's split, half the split work,
  *   taken off): +20-30%.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.856 / 2.178 /
- *   2.279 / 2.214x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.674 / 1.721 / 1.760 /
+ *   2.279 / 2.214x at 1024 / 2048 / 4096 / 8192, against rung 24's 1.674 / 1.721 / 1.760 /
  *   1.785: +29% at 4096 (1.205 ms, ~2400 clocks a K tile), as predicted. 1.12-1.81 u against
  *   FP64 (cuBLAS 5.0-6.6 u). 168 registers a thread at launch, 0 spills.
  *
@@ -46,7 +46,7 @@
 #include "../common/wgmma.cuh"     /* the tile, split, wgmma, split_b_block, copies, finish_tile */
 #include "../common/tma.cuh"       /* mbarriers, TMA loads, tensor_map */
 #include "../common/wgmma_roles.cuh" /* the producer and consumer warpgroups: the kernel */
-#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 21) */
+#include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 22) */
 
 static const tf32x3_kernel kernels[2][2] = {KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA)};
 
@@ -86,12 +86,12 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
         feed = FEED_TMA;
     kernels[feed][whole]<<<(unsigned)(tiles * slices), THREADS, SMEM(whole), stream>>>(
         map_a, map_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, slices, work);
-    return wgmma_finish(24, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
+    return wgmma_finish(25, "whole", cudaGetLastError(), &plan, M, N, K, alpha, A, lda, B,
                         ldb, beta, C, ldc, stream);
 }
 
-extern "C" const struct step step_24 = {
-    24, "tf32x3_warp_specialized",
+extern "C" const struct step step_25 = {
+    25, "tf32x3_warp_specialized",
     "3xTF32 on wgmma fed by TMA, a producer warpgroup and two consumers (sm_90a)", 90, launch,
     "whole split-k",
 };
