@@ -56,8 +56,8 @@
  *   reaching ~63% of the lower bound, as 2-blocks-per-SM kernels of SGEMM_CUDA do, gives
  *   48% of the FP32 peak: 0.60 of cuBLAS.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 31,548 GFLOP/s at 4096, 0.617 of
- *   cuBLAS (0.303 / 0.602 / 0.617 / 0.621 at 1024 / 2048 / 4096 / 8192), on the prediction.  Nsight
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 31,573 GFLOP/s at 4096, 0.618 of
+ *   cuBLAS (0.303 / 0.601 / 0.618 / 0.621 at 1024 / 2048 / 4096 / 8192), on the prediction.  Nsight
  *   Compute: FMA pipe 50.5% busy (predicted 48%), 5.0 wavefronts per shared load (the mean
  *   of A's 2 and the 2-way B fragment load's 8), 128 registers, 16 warps per SM.  At 1024
  *   the grid is 64 tiles of 128 x 128 for 132 SMs: 68 of them idle.

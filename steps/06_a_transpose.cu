@@ -51,8 +51,8 @@
  * the K loop issues 9% fewer instructions, but shared memory, still 2-way on B, sets the pace
  * as in rung 05, and each tile's loads are still waited for between two barriers.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 35,222 GFLOP/s at 4096, 0.689x
- * cuBLAS (0.338 / 0.688 / 0.689 / 0.687 at 1024 / 2048 / 4096 / 8192), 1.12x rung 05: above the
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 35,252 GFLOP/s at 4096, 0.690x
+ * cuBLAS (0.338 / 0.688 / 0.690 / 0.688 at 1024 / 2048 / 4096 / 8192), 1.12x rung 05: above the
  * prediction.  Why it missed: the prediction took shared memory to set the pace, so that
  * fewer instructions would barely count.  Shared memory did not change (Nsight Compute: 5.0
  * wavefronts per shared load in both rungs, and the A store exactly 2-way: 50.3M store

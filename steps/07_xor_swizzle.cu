@@ -53,8 +53,8 @@
  *
  * Expected speed (written before measuring): 0.66-0.72x cuBLAS at 4096, about 1.12x rung 06.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 37,584 GFLOP/s at 4096, 0.735x
- * cuBLAS (0.332 / 0.738 / 0.735 / 0.733 at 1024 / 2048 / 4096 / 8192), 1.07x rung 06: above the
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 37,588 GFLOP/s at 4096, 0.735x
+ * cuBLAS (0.329 / 0.738 / 0.735 / 0.732 at 1024 / 2048 / 4096 / 8192), 1.07x rung 06: above the
  * range because rung 06 landed above its own, below the predicted step.  The conflicts are
  * gone (Nsight Compute: 3.0 wavefronts per shared load instead of 5.0, the conflict-free
  * count for this ownership; stores at the ideal 33.6M), but the FMA pipe is only 57.5% busy,

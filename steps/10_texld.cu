@@ -71,8 +71,8 @@
  *   larger tiles, close that gap (rung 11).
  *   Predicted before measuring: 0.98-1.03x rung 09 (about 0.9x cuBLAS at 4096); for the
  *   two copies of the loop, rung 09's speed +-1%.  Measured (H200, make all-bench: ratio to
- *   cuBLAS at 1024 / 2048 / 4096 / 8192): 0.663 / 0.958 / 0.960 / 0.970 against rung 09's 0.624
- *   / 0.942 / 0.947 / 0.954 in the same run, ahead by 1.4-6% (results/notes/step_10.md).
+ *   cuBLAS at 1024 / 2048 / 4096 / 8192): 0.668 / 0.958 / 0.959 / 0.969 against rung 09's 0.635
+ *   / 0.943 / 0.945 / 0.953 in the same run, ahead by 1.4-6% (results/notes/step_10.md).
  *
  * Resources (ptxas -v): 128 registers, 16384 bytes smem, 0 spills; the texture copy of the K
  * loop is 1141 instructions per two tiles (sm_90), 1024 FFMA and four TLD.LZ among them.

@@ -66,8 +66,8 @@
  * Prediction (written before measuring, H200): 1.04x cuBLAS at 2048-8192: 92% FFMA issue
  * share, minus ~5% of barrier and bank stalls, times 97% wave quantization at 4096.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.361 / 0.969 / 0.970 / 0.992 at
- * 1024 / 2048 / 4096 / 8192, rung 10 in the same run 0.663 / 0.958 / 0.960 / 0.970: ahead by 1-2.3%
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.360 / 0.973 / 0.971 / 0.991 at
+ * 1024 / 2048 / 4096 / 8192, rung 10 in the same run 0.668 / 0.958 / 0.959 / 0.969: ahead by 1-2.3%
  * from 2048 (on an H100, 1-3%), short of the 1.04 predicted. The prediction missed by the order of
  * the FFMAs (rung 12, +4-6%) and, at 1024, by 32 tiles for 132 SMs (rung 13). With 16x8 per thread,
  * this rung's first form, it ran level with rung 10 (0.957 / 0.947 / 0.953). Nsight Compute at

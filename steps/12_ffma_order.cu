@@ -59,7 +59,7 @@
  * Prediction: +5-8% over rung 11 (its 16x8 form) at 2048-8192 (the dispatch stalls of the
  * row-by-row order are ~0.22 cycles per instruction, the serpentine's ~0.15).
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.375 / 1.024 / 1.024 / 1.033 at
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 0.375 / 1.026 / 1.024 / 1.032 at
  * 1024 / 2048 / 4096 / 8192: +4-6% over rung 11 (8x16, row by row) in the same run; on an H100
  * +4-6%, and +7% over the same tile in 16x8 row by row. The plain serpentine in this kernel: 1.014
  * / 1.002 / 1.007 at 2048-8192 (+1.1-1.5% for the measured order here; +2.0-2.6% in the whole-tile

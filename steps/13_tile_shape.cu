@@ -36,7 +36,7 @@
  * cuBLAS in the same process): 1024^2 0.172 -> 0.056 ms (0.376 -> 1.146x), 512^2 0.090 -> 0.031,
  * 3072^2 1.477 -> 1.150 (0.869 -> 1.116x), 5120^2 5.73 -> 5.25 (0.998 -> 1.090x); 2048, 4096 and
  * 8192 +1% (1.024 -> 1.035x at 4096: the same plan, the tiles now rasterized). `make all-bench`:
- * 1.147 / 1.035 / 1.036 / 1.043 at 1024 / 2048 / 4096 / 8192. Still far behind: a small C with a
+ * 1.143 / 1.039 / 1.036 / 1.044 at 1024 / 2048 / 4096 / 8192. Still far behind: a small C with a
  * long K (256x256x65536: 0.059x; two tiles hold all the work), skinny shapes (4096x128x4096:
  * 0.50x): rung 14.
  */

@@ -34,8 +34,8 @@
  * Measured (H200, beside rung 13 in one call, median ms, ratio to cuBLAS): 256x256x65536 3.113 ->
  * 0.182 ms (0.059 -> 0.992x, the large tile in 66 slabs), 512^2 0.031 -> 0.018 (0.56 -> 0.96x),
  * 1024x1024x16384 0.790 -> 0.701 (0.84 -> 0.94x), 4096x128x4096 0.201 -> 0.119 (0.50 -> 0.86x),
- * 64x1024x1024 0.055 -> 0.020; squares from 1024 up unchanged. `make all-bench`: 1.150 / 1.035
- * / 1.036 / 1.044 at 1024 / 2048 / 4096 / 8192. At 256^2 (0.83x) the chain through global memory
+ * 64x1024x1024 0.055 -> 0.020; squares from 1024 up unchanged. `make all-bench`: 1.148 / 1.036
+ * / 1.036 / 1.043 at 1024 / 2048 / 4096 / 8192. At 256^2 (0.83x) the chain through global memory
  * is most of the run: rung 16.
  */
 #include "../common/step.h"

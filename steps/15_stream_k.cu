@@ -32,7 +32,7 @@
  * 412 hundredths for stream-K against 400); 3072 1.151 -> 1.163 ms, 1% slower (stream-K by one
  * hundredth, where the small tiles ran faster: the model's resolution). Its kernels' SASS is that
  * of the measured build before the ladder was re-cut (rung 13 then, on an H100: 3072 1.107, 8192
- * 1.050). `make all-bench`: 1.147 / 1.035 / 1.036 / 1.061 at 1024 / 2048 / 4096 / 8192.
+ * 1.050). `make all-bench`: 1.147 / 1.036 / 1.036 / 1.061 at 1024 / 2048 / 4096 / 8192.
  */
 #include "../common/step.h"
 #include "../common/sgemm_common.h"

@@ -38,8 +38,9 @@
  * 0.701 -> 0.659 (0.948 -> 1.004x, the early slices), 4096x128x4096 111.3 -> 99.7 us (0.907 ->
  * 1.011x, the small-tile slabs); 8192^2 +0.5%. Its kernels' SASS is that of the measured build
  * before the ladder was re-cut (rung 14 then; on an H100 the uneven tail took 4096 from 1.026 to
- * 1.048-1.051, beside the build without it). `make all-bench`: 1.149 / 1.036 / 1.058 / 1.064 at
- * 1024 / 2048 / 4096 / 8192; the shape set (shapes/default.txt) 0.971 (128x4096x4096) to 1.138.
+ * 1.048-1.051, beside the build without it). `make all-bench`: 1.146 / 1.036 / 1.058 / 1.064 at
+ * 1024 / 2048 / 4096 / 8192; the shape set (shapes/default.txt, through rung 19, which runs
+ * these kernels where rows are aligned) 0.971 (128x4096x4096) to 1.142.
  */
 #include "../common/step.h"
 #include "../common/ffma_dependent.cuh" /* NEW: the kernels, launches and plan of this rung */

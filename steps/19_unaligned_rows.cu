@@ -30,7 +30,10 @@
  *   0.772/0.775, above the prediction where K = 128; aligned shapes within the run-to-run
  *   spread (4096^3 1.055 -> 1.057; the same kernels). On random shapes (seeds 52 and 53) the 27
  *   that take the rows kernels gain 1.0% (geometric mean; +13-18% at N = 9,000-13,000 with K
- *   near 110).
+ *   near 110). `make all-bench`: 1.144 / 1.035 / 1.058 / 1.064 at 1024 / 2048 / 4096 / 8192
+ *   (rung 18: 1.146 / 1.036 / 1.058 / 1.064); its sweep's minimum 0.974 at 1088; the random
+ *   set (seed 20261128) median 0.996, minimum 0.665 (159x5718x134, K = 134 with C's rows
+ *   aligned: not this rung's case).
  *
  * Build: as rung 18 (sm_90: clusters and dependent launches). The rows kernels: 207 and
  *   118-124 registers (sm_90a), 0 spills.
@@ -71,6 +74,6 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
 }
 
 extern "C" const struct step step_19 = {
-    19, "unaligned_rows", "C's unaligned rows written by rows of the lane grid, whole sectors", 90,
-    launch, "whole-large whole-small stream-k split-k split-k-64 large-split small-split uneven-tail",
+    19, "unaligned_rows", "C's unaligned rows written by rows of the lane grid", 90, launch,
+    "whole-large whole-small stream-k split-k split-k-64 large-split small-split uneven-tail",
 };

@@ -1,6 +1,7 @@
 /*
  * Rung 20 - TF32 on tensor cores with mma.sync: several times the FFMA rate, and TF32's error.
- * Opens Part II: read against rung 18, the last FFMA rung (its diff is the whole of the change).
+ * Opens Part II: read against rung 18, the FFMA rung whose kernels rung 19 keeps where rows are
+ * aligned (its diff is the whole of the change).
  *
  * What changes from rung 18
  *   The multiply-adds move to the tensor cores: mma.sync.m16n8k8 with TF32 operands multiplies
@@ -46,10 +47,10 @@
  *   products, each off by up to 2^-10 of itself, in random directions.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
- *   SGEMM 1.661 / 2.455 / 2.536 / 2.572x at 1024 / 2048 / 4096 / 8192 (rung 18 in the same run:
- *   1.149 / 1.036 / 1.058 / 1.064), above the prediction: the 3xTF32 build it came from still
- *   split and summed a chunk a K tile. Error against FP64: 909 / 652 / 469 / 362 u where cuBLAS
- *   has 5.0-6.6 u, an rms of 2.6e-4 against cuBLAS's 1.1e-6.
+ *   SGEMM 1.643 / 2.446 / 2.533 / 2.552x at 1024 / 2048 / 4096 / 8192 (rung 18 in the same run:
+ *   1.146 / 1.036 / 1.058 / 1.064), above the prediction: the 3xTF32 build it came from still
+ *   split and summed a chunk a K tile. Error against FP64: 922 / 703 / 514 / 363 u where cuBLAS
+ *   has 4.7-6.8 u, an rms of 2.6e-4 against cuBLAS's 1.1e-6.
  *   The figure is in u of (|A||B|)_ij, which grows as K while the rounding errors, of random
  *   sign, grow as sqrt(K): so it falls with K. Within the TF32 bound at every check; outside an
  *   SGEMM's at every random one. 148-152 registers (sm_90), 0 spills.

@@ -42,9 +42,9 @@
  *   and below rung 20's TF32 error by some 300x: ~1.5 u against FP64 where cuBLAS has ~5 u.
  *
  * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): ratio to cuBLAS
- *   SGEMM 1.000 / 1.423 / 1.439 / 1.458x at 1024 / 2048 / 4096 / 8192, as predicted, 57% of
- *   rung 20's speed; 1.76 / 1.41 / 1.23 / 1.08 u against FP64 where cuBLAS SGEMM has 5.0 / 5.2
- *   / 6.6 / 6.0 u: 330-520x below rung 20's error, and below cuBLAS's. At 1024 the 64 tiles
+ *   SGEMM 0.987 / 1.418 / 1.435 / 1.445x at 1024 / 2048 / 4096 / 8192, as predicted, 57% of
+ *   rung 20's speed; 1.79 / 1.43 / 1.52 / 1.06 u against FP64 where cuBLAS SGEMM has 4.7 / 4.9
+ *   / 6.8 / 6.5 u: 340-520x below rung 20's error, and below cuBLAS's. At 1024 the 64 tiles
  *   leave half of 132 SMs idle: rung 22's subject. 217-224 registers (sm_90), 0 spills.
  */
 #include "../common/step.h"

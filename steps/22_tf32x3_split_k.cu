@@ -24,13 +24,13 @@
  * Prediction: 1024^3 +40-50% (16 K tiles of time -> ~10); 1536^3 +30%; 2048 and up unchanged
  *   (256 tiles and more: two rounds, no split).
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.303 / 1.421 / 1.437 / 1.458x at
- *   1024 / 2048 / 4096 / 8192, rung 21 1.000 / 1.423 / 1.439 / 1.458 in the same run: 1024 +30%,
- *   2048 and up level (no split there); 1536 +10% in a run of its own (0.1845 -> 0.1660 ms). Both
- *   below the prediction: the plan prices a slice's extra cost at 1.3 K tiles and the sum kernel
- *   apart; 8 K tiles a slice also pay a pipeline fill and drain each, not counted. Error near rung
- *   20's (1.81 against 1.76 u at 1024: the slices' sums in slice order, then alpha). The slices' kernel 247-255
- *   registers (sm_90), 0 spills.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.287 / 1.425 / 1.435 /
+ *   1.452x at 1024 / 2048 / 4096 / 8192, rung 21 0.987 / 1.418 / 1.435 / 1.445 in the same run:
+ *   1024 +30%, 2048 and up level (no split there); 1536 +10% in a run of its own (0.1845 ->
+ *   0.1660 ms). Both below the prediction: the plan prices a slice's extra cost at 1.3 K tiles
+ *   and the sum kernel apart; 8 K tiles a slice also pay a pipeline fill and drain each, not
+ *   counted. Error near rung 21's (1.65 against 1.79 u at 1024: the slices' sums in slice
+ *   order, then alpha). The slices' kernel 247-255 registers (sm_90), 0 spills.
  */
 #include "../common/step.h"
 #include "../common/device_facts.h"

@@ -31,13 +31,13 @@
  * Prediction: a first build of this kind ran 1.84x cuBLAS at 4096 on an H100, against rung 22's
  *   ~1.45x: about +25%.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.563 / 1.557 / 1.577 /
- *   1.603x at 1024 / 2048 / 4096 / 8192, against rung 22's 1.303 / 1.421 / 1.437 / 1.458 in the
- *   same run: +10% at 4096, below the prediction. 4096: 1.703 ms, 993 K tiles an SM, so ~3400
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.581 / 1.588 / 1.613 /
+ *   1.643x at 1024 / 2048 / 4096 / 8192, against rung 22's 1.287 / 1.425 / 1.435 / 1.452 in the
+ *   same run: +12% at 4096, below the prediction. 4096: 1.662 ms, 993 K tiles an SM, so ~3300
  *   clocks a K tile at ~2 GHz, of which the tensor core needs 24 x 64 = 1536 (H200 dense TF32:
  *   ~1024 multiply-adds a clock an SM). The rest is the split and two barriers, in series with
- *   the products: nothing else runs while the block splits. 1.05-1.20 u against FP64 (cuBLAS
- *   5.0-6.6 u). 211 and 219 registers, 0 spills.
+ *   the products: nothing else runs while the block splits. 1.11-1.24 u against FP64 (cuBLAS
+ *   4.7-6.8 u). 211 and 219 registers, 0 spills.
  *
  * Build: wgmma exists only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere the kernel is
  *   __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.

@@ -27,12 +27,12 @@
  *   next tile behind the tensor core: ~2300 clocks, +45%. Chunks of 64 of K: the rms error of
  *   the H100 build rose from 3.1e-7 (a tile) to 4.8e-7 (two), 6.9e-7 (three), 9.1e-7 (four).
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.674 / 1.721 /
- *   1.760 / 1.785x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.563 / 1.557 / 1.577 /
- *   1.603: +12% at 4096, a third of the prediction (4096: 1.527 ms, ~3000 clocks a K tile). The two
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.657 / 1.713 /
+ *   1.753 / 1.774x at 1024 / 2048 / 4096 / 8192, against rung 23's 1.581 / 1.588 / 1.613 /
+ *   1.643: +9% at 4096, a fifth of the prediction (4096: 1.532 ms, ~3050 clocks a K tile). The two
  *   barriers a tile remain: the warpgroup that finishes its share of the split first waits for
  *   the other before it may issue, and every thread still both splits and issues.
- *   1.12-1.81 u against FP64 (cuBLAS 5.0-6.6 u); rms 4.6-5.0e-7 (rung 23: 2.5-3.7e-7; cuBLAS
+ *   1.07-1.77 u against FP64 (cuBLAS 4.7-6.8 u); rms 4.6-5.0e-7 (rung 23: 2.5-3.7e-7; cuBLAS
  *   5.7e-7-1.6e-6). 231 and 235 registers, 0 spills.
  *
  * Build: wgmma exists only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere the kernel is

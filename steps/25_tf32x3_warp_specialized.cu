@@ -31,10 +31,10 @@
  *   ~3000 clocks a K tile toward 2300 (rung 24's bound with B's split, half the split work,
  *   taken off): +20-30%.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.856 / 2.178 /
- *   2.279 / 2.214x at 1024 / 2048 / 4096 / 8192, against rung 24's 1.674 / 1.721 / 1.760 /
- *   1.785: +29% at 4096 (1.205 ms, ~2400 clocks a K tile), as predicted. 1.12-1.81 u against
- *   FP64 (cuBLAS 5.0-6.6 u). 168 registers a thread at launch, 0 spills.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.845 / 2.165 /
+ *   2.299 / 2.194x at 1024 / 2048 / 4096 / 8192, against rung 24's 1.657 / 1.713 / 1.753 /
+ *   1.774: +31% at 4096 (1.214 ms, ~2400 clocks a K tile), as predicted. 1.07-1.77 u against
+ *   FP64 (cuBLAS 4.7-6.8 u). 168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.

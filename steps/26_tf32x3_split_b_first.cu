@@ -29,11 +29,11 @@
  * Prediction: with B passed on unsplit (wrong sums) rung 25's loop ran 20% faster (H100); the
  *   pass itself reads B and writes twice its bytes, ~5% of the product at 4096: +15%.
  *
- * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.870 / 2.360 /
- *   2.769 / 2.657x at 1024 / 2048 / 4096 / 8192, against rung 25's 1.856 / 2.178 / 2.279 /
- *   2.214: +21% at 4096 (1.026 ms, ~2050 clocks a K tile, 75% of the tensor core's), +20% at
- *   8192, +8% at 2048, level at 1024 (8 rows of tiles: rung 25's path). 1.12-1.81 u against
- *   FP64 (cuBLAS 5.0-6.6 u). 168 registers a thread at launch, 0 spills.
+ * Measured (H200, make all-bench: results/nvidia-h200/bench.csv): 1.855 / 2.338 /
+ *   2.733 / 2.642x at 1024 / 2048 / 4096 / 8192, against rung 25's 1.845 / 2.165 / 2.299 /
+ *   2.194: +19% at 4096 (1.038 ms, ~2070 clocks a K tile, 74% of the tensor core's), +20% at
+ *   8192, +8% at 2048, level at 1024 (8 rows of tiles: rung 25's path). 1.07-1.77 u against
+ *   FP64 (cuBLAS 4.7-6.8 u). 168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
  *   the kernel is __trap(), and launch() returns cudaErrorNoKernelImageForDevice instead.
