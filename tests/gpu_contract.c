@@ -787,7 +787,7 @@ static void run_devices(int m, int n, int k)
  * Rungs 26 and 27 name split-b (B split before the product, split_b_first()):
  * whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
- * Rung 28 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 18: 128x128x128,
+ * Rung 28 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 19: 128x128x128,
  * 768x256x512, 64x2048x1024) and tensor (the rest, sent to rung 27); the rung it calls prints
  * its own line after rung 28's.
  * The check: every launch prints exactly one trace line of this rung, naming a path of its
