@@ -160,7 +160,7 @@ contract_tests() {
   # capture-random: a cold capture on random floats gives the bits of a direct launch (the same
   # path: split-K, stream-K and slabs in a workspace made in the graph; rung 26's B split and
   # rung 27's copies of A and B, which a capture leaves out: the bits are the same either way).
-  case "$name" in step1[4-8] | step1[4-8]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
+  case "$name" in step1[4-9] | step1[4-9]-* | step2[1-9] | step2[1-9]-*) modes="capture capture-warm capture-random streams threads devices" ;; esac
   for mode in $modes; do
     passed=""
     local mode_shapes=$shapes
