@@ -55,7 +55,7 @@ static const tf32x3_kernel kernels[3][2] = {
 
 /* ---- Per device, once, no stream work (common/device_facts.h): whether the image has the
  * wgmma body, the kernels' opt-in to SMEM bytes of shared memory. Split B's memory comes from
- * the rung's own pool on each device (common/wgmma_split_b.cuh), under the same lock. */
+ * the rung's own pool on each device (common/rung_pool.cuh), under the same lock. */
 struct facts {
     int wgmma;
 };

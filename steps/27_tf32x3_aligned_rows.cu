@@ -8,9 +8,8 @@
  *   bytes (tensor_map(), common/tma.cuh). A caller's rows need not be: an odd K or N, a padded
  *   lda or ldb, a pointer a float past an aligned one. Rung 26 then has no map of A or B, does
  *   not split B first, and the producers copy them 4 bytes at a time (FEED_COPY): about half its
- *   speed. Here copy_rows_first() (common/aligned_rows.cuh) queues a copy of such an operand
- *   into rows of its width rounded up to 4 floats, from the pool split B comes from
- *   (rung_memory(), common/rung_pool.cuh),
+ *   speed. Here copy_first() queues a copy of such an operand into rows of its width rounded up
+ *   to 4 floats, from the pool split B comes from (rung_memory(), common/rung_pool.cuh),
  *   where the product does enough work on each element (the other side of C at least
  *   ALIGN_COPY_MIN, common/plan_costs.h) and the copy lets TMA run: B, unless rung 26 splits it
  *   first (split_b_pays(): the split reads any rows and writes aligned ones); A, where B is then
@@ -54,7 +53,21 @@
 #include "../common/wgmma_roles.cuh" /* the producer and consumer warpgroups: the kernel */
 #include "../common/split_sum.cuh" /* sum_slices, split_slices (rung 22) */
 #include "../common/wgmma_split_b.cuh" /* split_b_transposed, rung_memory, split_b_first */
-#include "../common/aligned_rows.cuh" /* copy_rows_aligned, copy_rows_first, give_back_rows */
+
+/* rows x cols of src (rows of ld_src floats) copied into rows of ld floats (cols rounded up to
+ * 4: 16-byte rows), zeros past cols, so that TMA can read them. A 32 x 8 block copies 32
+ * columns of 8 rows a step, coalesced both ways. */
+#define COPY_ROWS 8
+static __global__ void __launch_bounds__(32 * COPY_ROWS)
+    copy_rows_aligned(int rows, int cols, const float *src, int ld_src, int ld, float *out)
+{
+    const int col = (int)blockIdx.x * 32 + (int)threadIdx.x;
+    if (col >= ld)
+        return;
+    for (int row = (int)blockIdx.y * COPY_ROWS + (int)threadIdx.y; row < rows;
+         row += (int)gridDim.y * COPY_ROWS)
+        out[(size_t)row * ld + col] = col < cols ? src[(size_t)row * ld_src + col] : 0.0f;
+}
 
 static const tf32x3_kernel kernels[3][2] = {
     KERNEL_PAIR(FEED_COPY), KERNEL_PAIR(FEED_TMA),
@@ -62,7 +75,7 @@ static const tf32x3_kernel kernels[3][2] = {
 
 /* ---- Per device, once, no stream work (common/device_facts.h): whether the image has the
  * wgmma body, the kernels' opt-in to SMEM bytes of shared memory. Split B's memory and the
- * copies come from the rung's own pool on each device (common/wgmma_split_b.cuh), under the
+ * copies come from the rung's own pool on each device (common/rung_pool.cuh), under the
  * same lock. */
 struct facts {
     int wgmma;
@@ -77,15 +90,49 @@ static cudaError_t ask_device(const struct sgemm_device *d, void *entry)
 }
 static struct sgemm_rung_facts facts_table = SGEMM_RUNG_FACTS(facts_of, ask_device);
 
-/* The copies of common/aligned_rows.cuh, from this rung's pools. */
+/* An operand of rows x cols (rows of ld_src floats) copied into 16-byte rows, queued on the
+ * stream: *copy := the copy (rows of *ld floats); NULL where it is too large (SPLIT_B_MAX_BYTES),
+ * the stream captures (the memory would belong to the graph) or there is no memory: then the
+ * operand is read as it is. launch() gives it back. */
 static cudaError_t copy_first(int rows, int cols, const float *src, int ld_src, float **copy,
                               int *ld, cudaStream_t stream)
 {
-    return copy_rows_first(&facts_table, pools, rows, cols, src, ld_src, copy, ld, stream);
+    *copy = NULL;
+    *ld = (cols + 3) / 4 * 4;
+    const size_t bytes = sizeof(float) * (size_t)rows * (size_t)*ld;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t err = cudaSuccess;
+    if (bytes > SPLIT_B_MAX_BYTES ||
+        (err = cudaStreamIsCapturing(stream, &capture)) || capture != cudaStreamCaptureStatusNone)
+        return err;
+    if (rung_memory(&facts_table, pools, bytes, (void **)copy, stream) != cudaSuccess) {
+        *copy = NULL; /* no memory, or no pool on this device: read as it is */
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
+    /* grid.x: ld / 32 <= 2^30 / 128; grid.y at most 65535, the rows beyond in a loop */
+    const int row_blocks = (rows + COPY_ROWS - 1) / COPY_ROWS;
+    const dim3 grid((unsigned)((*ld + 31) / 32),
+                    (unsigned)(row_blocks < 65535 ? row_blocks : 65535));
+    copy_rows_aligned<<<grid, dim3(32, COPY_ROWS), 0, stream>>>(rows, cols, src, ld_src, *ld,
+                                                               *copy);
+    if ((err = cudaGetLastError()) != cudaSuccess) {
+        (void)rung_memory(&facts_table, pools, 0, (void **)copy, stream);
+        *copy = NULL;
+    }
+    return err;
 }
+
+/* A copy given back (NULL: nothing) after the kernels that read it, in stream order; err, or
+ * the error of giving it back. */
 static cudaError_t give_back(float **copy, cudaError_t err, cudaStream_t stream)
 {
-    return give_back_rows(&facts_table, pools, copy, err, stream);
+    if (*copy != NULL) {
+        const cudaError_t freed = rung_memory(&facts_table, pools, 0, (void **)copy, stream);
+        err = err != cudaSuccess ? err : freed;
+        *copy = NULL;
+    }
+    return err;
 }
 
 static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
