@@ -25,15 +25,16 @@
  *   there, but moved their registers and cost aligned shapes 4-7%: here it has kernels of its
  *   own); aligned shapes unchanged (the same kernels).
  *
- * Measured (H200, bin/ladder --steps 18,19, one process, two runs; results/notes/step_19.md):
+ * Measured (H200, bin/ladder --steps 18,19, one process, two runs, on a build that also copied
+ *   B's unaligned rows first, a trial no shape here takes: results/notes/step_19.md):
  *   4096x4096x128 ldc + 1 0.734/0.739 -> 0.973/0.978, 2124x15236x116 ldc + 1 0.631/0.638 ->
  *   0.772/0.775, above the prediction where K = 128; aligned shapes within the run-to-run
  *   spread (4096^3 1.055 -> 1.057; the same kernels). On random shapes (seeds 52 and 53) the 27
  *   that take the rows kernels gain 1.0% (geometric mean; +13-18% at N = 9,000-13,000 with K
  *   near 110). `make all-bench`: 1.144 / 1.035 / 1.058 / 1.064 at 1024 / 2048 / 4096 / 8192
  *   (rung 18: 1.146 / 1.036 / 1.058 / 1.064); its sweep's minimum 0.974 at 1088; the random
- *   set (seed 20261128) median 0.996, minimum 0.665 (159x5718x134, K = 134 with C's rows
- *   aligned: not this rung's case).
+ *   set (seed 20261128) median 0.996, minimum 0.665 (159x5718x134: C's rows unaligned, K = 134,
+ *   yet as rung 18's 0.665 in the run before; which kernels its plan runs is not yet traced).
  *
  * Build: as rung 18 (sm_90: clusters and dependent launches). The rows kernels: 207 and
  *   118-124 registers (sm_90a), 0 spills.
