@@ -79,11 +79,18 @@
 #define SUM_KERNEL_COST           2.0
 #define SUM_KERNEL_COST_PER_BLOCK 0.01
 
-/* B split once before the product (rung 26) where at least SPLIT_B_MIN_M rows share it (16 rows
- * of 128-row tiles: below, the producers' own split of B hides behind the tensor core), and at
- * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). */
-#define SPLIT_B_MIN_M     2048
-#define SPLIT_B_MAX_BYTES ((size_t)1 << 30)
+/* B split once before the product (rung 26) where at least SPLIT_B_MIN_M rows share it, and at
+ * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). The pass moves 12 bytes an element of B (4
+ * read, 8 written: ~3.4 ps at ~3.5 TB/s); the K loop it spares the producers' split runs ~20%
+ * faster (rung 25 -> 26 at 4096, H200: +19% with the pass inside), 0.2 x 2 M flops an element
+ * of B at ~135 TFLOP/s: M x 0.003 ps. It pays from M ~ 1150: 9 rows of 128-row tiles. Where
+ * B's rows are not 16-byte aligned (rung 27) the split replaces B's copy (8 bytes an element),
+ * 4 bytes more, and pays from a third of the rows: SPLIT_B_COPIED_MIN_M, 3 rows of tiles. Both
+ * derived; on an H200 1152-1536 rows gained 5-7% over the earlier 2048, and 640-1801 rows with
+ * B's rows unaligned 19-23% (results/notes/step_26.md). */
+#define SPLIT_B_MIN_M        1152
+#define SPLIT_B_COPIED_MIN_M 384
+#define SPLIT_B_MAX_BYTES    ((size_t)1 << 30)
 
 /* An operand copied into 16-byte rows (rung 27) where TMA cannot read its own, when the other
  * side of C (N for A, M for B) is at least ALIGN_COPY_MIN: the copy moves 8 bytes per element

@@ -40,12 +40,13 @@ static __global__ void __launch_bounds__(SPLIT_B_TILE * 8)
 #endif
 }
 
-/* Whether B's split pays (SPLIT_B_MIN_M rows or more: each row of tiles would split all of B
- * again) and fits (SPLIT_B_MAX_BYTES, 1 GiB: K x N = 2^27), for whole tiles. */
-static inline int split_b_pays(int M, int N, int K)
+/* Whether B's split pays (min_m rows or more: each row of tiles would split all of B again;
+ * SPLIT_B_MIN_M, or SPLIT_B_COPIED_MIN_M where B would be copied otherwise) and fits
+ * (SPLIT_B_MAX_BYTES, 1 GiB: K x N = 2^27), for whole tiles. */
+static inline int split_b_pays(int M, int N, int K, int min_m)
 {
     const size_t k_pad = (size_t)((K - 1) / BK * BK + BK), n_pad = (size_t)((N - 1) / BN * BN + BN);
-    return M >= SPLIT_B_MIN_M && 2 * sizeof(unsigned) * k_pad * n_pad <= SPLIT_B_MAX_BYTES;
+    return M >= min_m && 2 * sizeof(unsigned) * k_pad * n_pad <= SPLIT_B_MAX_BYTES;
 }
 
 /* B split once, queued on the stream: *bt := B^T big (rows 0..n_pad - 1) and small (from row
@@ -53,8 +54,8 @@ static inline int split_b_pays(int M, int N, int K)
  * captures (a graph would own the memory) or there is no memory: then the producers split B.
  * The caller gives it back with rung_memory() after the product. */
 static cudaError_t split_b_first(struct sgemm_rung_facts *table, struct rung_pool *pools, int M,
-                                 int N, int K, const float *B, int ldb, unsigned **bt, int *k_pad,
-                                 int *n_pad, cudaStream_t stream)
+                                 int N, int K, int min_m, const float *B, int ldb, unsigned **bt,
+                                 int *k_pad, int *n_pad, cudaStream_t stream)
 {
     *bt = NULL;
     *k_pad = (K - 1) / BK * BK + BK;
@@ -62,7 +63,7 @@ static cudaError_t split_b_first(struct sgemm_rung_facts *table, struct rung_poo
     const size_t bytes = 2 * sizeof(unsigned) * (size_t)*k_pad * (size_t)*n_pad;
     enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t err = cudaSuccess;
-    if (!split_b_pays(M, N, K) ||
+    if (!split_b_pays(M, N, K, min_m) ||
         (err = cudaStreamIsCapturing(stream, &capture)) || capture != cudaStreamCaptureStatusNone)
         return err;
     if (rung_memory(table, pools, bytes, (void **)bt, stream) != cudaSuccess) {

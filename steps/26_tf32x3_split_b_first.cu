@@ -5,7 +5,7 @@
  * What changes from rung 25
  *   Rung 25's producer splits and transposes its tile's B for every K tile: each block redoes
  *   it, so every element of B is split M / 128 times, ~200 instructions a K tile in one warp a
- *   scheduler, about as long as the tile's 1536 clocks of tensor core. Here, where there are 16
+ *   scheduler, about as long as the tile's 1536 clocks of tensor core. Here, where there are 9
  *   rows of tiles or more (M >= SPLIT_B_MIN_M, common/plan_costs.h) and whole tiles run,
  *   split_b_first() (common/wgmma_split_b.cuh, written there once for rungs 26 and 27)
  *   queues split_b_transposed() on the stream first: B^T big (rows 0..n_pad - 1) and small
@@ -88,8 +88,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     const int whole = slices == 1;
     unsigned *bt = NULL;
     int k_pad = 0, n_pad = 0;
-    if (whole && tma_a && (err = split_b_first(&facts_table, pools, M, N, K, B, ldb, &bt, &k_pad,
-                                                 &n_pad, stream)))
+    if (whole && tma_a && (err = split_b_first(&facts_table, pools, M, N, K, SPLIT_B_MIN_M, B, ldb,
+                                                 &bt, &k_pad, &n_pad, stream)))
         return err;
     int feed = FEED_COPY; /* (B^T's map cannot fail: rows of k_pad floats, from the pool) */
     if (bt != NULL && tensor_map(&map_b, (const float *)bt, 2 * n_pad, k_pad, k_pad, BN, BK,

@@ -11,8 +11,9 @@
  *   speed. Here copy_first() queues a copy of such an operand into rows of its width rounded up
  *   to 4 floats, from the pool split B comes from (rung_memory(), common/rung_pool.cuh),
  *   where the product does enough work on each element (the other side of C at least
- *   ALIGN_COPY_MIN, common/plan_costs.h) and the copy lets TMA run: B, unless rung 26 splits it
- *   first (split_b_pays(): the split reads any rows and writes aligned ones); A, where B is then
+ *   ALIGN_COPY_MIN, common/plan_costs.h) and the copy lets TMA run: B, unless it is split first
+ *   (the split reads any rows and writes aligned ones, and replaces the copy: from
+ *   SPLIT_B_COPIED_MIN_M rows, split_b_pays()); A, where B is then
  *   read by TMA or split first. The product and split-K's sum read the copies, given back in
  *   stream order after both; under capture (the memory would belong to the graph) rung 26's
  *   path runs, with the same bits.
@@ -158,8 +159,9 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
      * A where B is then read by TMA or split first. */
     float *a_copy = NULL, *b_copy = NULL;
     int ld_copy = 0;
-    const int split_b = whole && split_b_pays(M, N, K);
     int b_readable = ldb % 4 == 0 && sgemm_aligned16(B);
+    const int split_min_m = b_readable ? SPLIT_B_MIN_M : SPLIT_B_COPIED_MIN_M; /* plan_costs.h */
+    const int split_b = whole && split_b_pays(M, N, K, split_min_m);
     if (!b_readable && !split_b && M >= ALIGN_COPY_MIN && (tma_a || N >= ALIGN_COPY_MIN)) {
         if ((err = copy_first(K, N, B, ldb, &b_copy, &ld_copy, stream)) != cudaSuccess)
             return sgemm_workspace_done(stream, work, err);
@@ -184,8 +186,8 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     }
     unsigned *bt = NULL;
     int k_pad = 0, n_pad = 0;
-    if (whole && tma_a && (err = split_b_first(&facts_table, pools, M, N, K, B, ldb, &bt, &k_pad,
-                                                 &n_pad, stream)))
+    if (whole && tma_a && (err = split_b_first(&facts_table, pools, M, N, K, split_min_m, B, ldb,
+                                                 &bt, &k_pad, &n_pad, stream)))
         return give_back(&b_copy, give_back(&a_copy, err, stream), stream);
     int feed = FEED_COPY; /* (B^T's map cannot fail: rows of k_pad floats, from the pool) */
     if (bt != NULL && tensor_map(&map_b, (const float *)bt, 2 * n_pad, k_pad, k_pad, BN, BK,

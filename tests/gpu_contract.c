@@ -785,7 +785,7 @@ static void run_devices(int m, int n, int k)
  * Rungs 20 and 21 have one path. Rungs 22-27 (split_slices(), common/split_sum.cuh) name two
  * of their own: whole (one block a tile) and split-k (the split-k and large-split shapes).
  * Rungs 26 and 27 name split-b (B split before the product, split_b_first()):
- * whole tiles with M >= 2048 and lda a multiple of 4 (every whole-large, stream-k, whole-small
+ * whole tiles with M >= 1152 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
  * Rung 28 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 19: 128x128x128,
  * 768x256x512, 64x2048x1024) and tensor (the rest, sent to rung 27); the rung it calls prints

@@ -66,12 +66,13 @@ one_rung() {
     step19*) shapes="$shapes --mnk 14848,512,512 --mnk 64,2176,4096 --mnk 128,256,8192 --mnk 1100,301,100 --mnk 1030,257,700" ;;
     step22*) shapes="$shapes --mnk 200,300,1000" ;;
     step2[3-5]*) shapes="$shapes --mnk 200,300,1000 --mnk 200,300,999" ;;
-    # Rung 26: B split before the product (M >= 2048), its reads of B on rows of 301 floats.
+    # Rung 26: B split before the product (M >= 1152), its reads of B on rows of 301 floats.
     step26*) shapes="$shapes --mnk 2100,301,100" ;;
     # Rung 27: A copied into aligned rows (lda = K = 99, 999; N >= 256): before B's split (M >=
-    # 2048, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999); B
-    # copied (ldb = N = 601, M < 2048: no split), alone and with A's copy, before split-K.
-    step27*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998" ;;
+    # 384, B's rows of 601 floats) and before split-K on B read by TMA (ten tiles, K = 999); B
+    # copied (ldb = N = 601, split-K: no split first), alone and with A's copy, before split-K;
+    # B split in place of its copy (M = 400, 344 whole tiles, rows of 11001 floats).
+    step27*) shapes="$shapes --mnk 2100,301,100 --mnk 2100,601,99 --mnk 200,600,999 --mnk 600,601,999 --mnk 600,601,998 --mnk 400,11001,40" ;;
     # Rung 28: a small product sent to rung 19, a larger one with B's copy sent to rung 27.
     step28*) shapes="$shapes --mnk 128,128,128 --mnk 600,601,999" ;;
   esac
