@@ -143,8 +143,10 @@ $(BUILD)/harness/main_%.o: harness/main.c $(wildcard harness/*.h) common/step.h 
 	@echo "  CC    $< (rung $*)"
 	@scripts/logged.sh $(BUILD)/harness/main_$*.log $(CC) $(ALL_CFLAGS) -DSTEP_SYMBOL=step_$* -c $< -o $@
 
-# A rung that routes to other rungs names them (it calls their step_NN): they link with it.
-RUNG_USES_28 := 19 27
+# A rung that calls other rungs names them, and the rungs they call (their step_NN): they link
+# with it.
+RUNG_USES_28 := 27
+RUNG_USES_29 := 19 28 27
 rung_objs = $(patsubst steps/%.cu,$(BUILD)/steps/%.o,$(foreach n,$(1) $(RUNG_USES_$(1)),$(wildcard steps/$(n)_*.cu)))
 
 # bin/stepNN: the harness, linked with rung NN alone (and the rungs it routes to).

@@ -70,7 +70,7 @@
  * C_ROWS_MAX_K with a margin (derived, to be checked on the GPU: results/notes/step_18.md). */
 #define C_ROWS_MAX_K 512
 
-/* ---- Tensor-core rungs (22-28), in K tiles of one 128x128 block ------------------------- */
+/* ---- Tensor-core rungs (22-29), in K tiles of one 128x128 block ------------------------- */
 
 /* Split-K: a slice's partial tile written and read back costs MMA_SPLIT_TILE_COST K tiles (set
  * with 32-deep K tiles, kept with 64); the sum kernel SUM_KERNEL_COST plus
@@ -78,6 +78,10 @@
 #define MMA_SPLIT_TILE_COST       1.3
 #define SUM_KERNEL_COST           2.0
 #define SUM_KERNEL_COST_PER_BLOCK 0.01
+
+/* The uneven tail (rung 28): the second launch of rung 27, its prologue and pipeline fill, ~4
+ * us, about one K tile of a block (the unit above; derived). */
+#define TAIL_LAUNCH_COST 1.0
 
 /* B split once before the product (rung 26) where at least SPLIT_B_MIN_M rows share it, and at
  * most SPLIT_B_MAX_BYTES of split B (K x N = 2^27). The pass moves 12 bytes an element of B (4
@@ -100,7 +104,7 @@
  * fitted: the H200 measurements in results/notes/step_27.md check it). */
 #define ALIGN_COPY_MIN 256
 
-/* ---- Routing (rung 28): the FFMA path or the tensor cores -------------------------------- */
+/* ---- Routing (rung 29): the FFMA path or the tensor cores -------------------------------- */
 
 /* An SM's FP32 rate: 128 lanes, a fused multiply-add (2 flops) each a clock (sm_80 and on). */
 #define FFMA_FLOPS_PER_CLOCK 256

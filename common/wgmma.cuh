@@ -78,6 +78,7 @@
 #define K8_BYTES  32 /* one k8 step along a B^T row */
 
 static_assert(BM == SPLIT_TILE && BN == SPLIT_TILE, "split-K's sum (split_sum.cuh) reads these");
+static_assert(BK == WGMMA_K_TILE, "rung 28 plans rung 27's launches with split_plan.h's K tile");
 static_assert(BN * BK / 16 == 2 * WG, "256 4x4 blocks of B a tile");
 static_assert(BM * C_LD * 4 <= RAW_STAGES * RAW_STAGE_BYTES, "the C tile fits the raw stages");
 

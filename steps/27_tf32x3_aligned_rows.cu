@@ -33,8 +33,8 @@
  *   cuBLAS): 4095^3 1.319 -> 2.583, 4097^3 1.348 -> 2.523, 4096^3 with rows padded by one 1.499
  *   -> 2.620, 8191^3 1.494 -> 2.855, 2048x2048x2047 1.398 -> 2.085, 1000x1000x999 1.117 ->
  *   1.476; 256^3-512^3 (no copy) unchanged. A's copy beat the prediction: in make all-bench the
- *   padded 4096^3 (through rung 28, which runs this rung's path there) 2.663, this rung's
- *   aligned 4096^3 2.715 (2%). B's copy missed it: make all-bench's random set through rung 28,
+ *   padded 4096^3 (through rung 29, which runs this rung's path there) 2.663, this rung's
+ *   aligned 4096^3 2.715 (2%). B's copy missed it: make all-bench's random set through rung 29,
  *   against this rung's first form (A alone) in an earlier run, 1092x3793x5256 0.973 -> 1.524,
  *   1132x4250x3590 1.051 -> 1.602, 2019x976x6888 1.095 -> 1.871, not ~2.2: with M < 2048 the
  *   producers still split B tile by tile (rung 25's path), 270 tiles take 3 rounds of 132 SMs,

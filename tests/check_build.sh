@@ -59,7 +59,7 @@ for src in "${units[@]}"; do
     fail "$log is older than $nvcc_stamp: $src was built with other flags (run make all)"
     continue
   fi
-  # a rung with no device code of its own (no kernel, no .cuh: rung 28 routes to other rungs)
+  # a rung with no device code of its own (no kernel, no .cuh: rung 29 routes to other rungs)
   if ! grep -q '__global__' "$src" && ! grep -qE '#include ".*\.cuh"' "$src"; then
     continue
   fi

@@ -787,14 +787,17 @@ static void run_devices(int m, int n, int k)
  * Rungs 26 and 27 name split-b (B split before the product, split_b_first()):
  * whole tiles with M >= 1152 and lda a multiple of 4 (every whole-large, stream-k, whole-small
  * and uneven-tail shape above but 256x256S); whole is 256x256Sx128.
- * Rung 28 names ffma (a product below ~0.68 GFLOP on 132 SMs, sent to rung 19: 128x128x128,
- * 768x256x512, 64x2048x1024) and tensor (the rest, sent to rung 27); the rung it calls prints
- * its own line after rung 28's.
+ * Rung 28 names one (rung 27's plan for all of C) and tail (the last row of tiles split in a
+ * launch of their own, tc-tail: S + 1 rows of two 128x128 tiles, K = 2048: the rows above in
+ * two whole rounds, the last two tiles split 8 ways, 128 + 11.5 + 1 < 192 K tiles at every S);
+ * rung 27 prints its lines after rung 28's. Rung 29 names ffma (a product below ~0.68 GFLOP on 132
+ * SMs, sent to rung 19: 128x128x128, 768x256x512, 64x2048x1024) and tensor (the rest, sent to
+ * rung 28); the rungs it calls print their lines after rung 29's.
  * The check: every launch prints exactly one trace line of this rung, naming a path of its
  * list (followed, for a rung that routes, by the lines of the earlier rung it called), and
  * every path of the list is named at least once.
  */
-#define PATH_TRIES 19
+#define PATH_TRIES 20
 #define PATH_NAME 32
 
 struct path_try {
@@ -827,6 +830,7 @@ static int path_shapes(long sms, struct path_try *out)
         {"split-k-64", 128, 128, 128, ""},
         {"split-k-64", 64, 512, 2048, ""},
         {"split-k-64", 64, 256, 4096, ""},
+        {"tc-tail", 128 * (sms + 1), 256, 2048, ""},
     };
     int count = 0;
     for (int i = 0; i < PATH_TRIES; i++) {
@@ -853,7 +857,7 @@ static void read_trace(FILE *in, int real_err, const char *what, char *ran)
         if (sscanf(line, "sgemm_trace step=%d path=%31s", &step, path) != 2)
             fail("%s: a trace line of another form: %s", what, line);
         if (step < rung->number && lines == 1)
-            continue; /* the line of an earlier rung this one routed the call to (rung 28) */
+            continue; /* the lines of an earlier rung this one called (rungs 28 and 29) */
         if (step != rung->number)
             fail("%s: a trace line of rung %d, not %d: %s", what, step, rung->number, line);
         if (++lines == 1)

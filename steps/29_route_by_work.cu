@@ -1,9 +1,9 @@
 /*
- * Rung 28 - each product to the path that wins it: the FFMA ladder's last rung (19) where the
- * work is too small to pay the tensor cores' fixed cost, the tensor cores (rung 27) elsewhere.
+ * Rung 29 - each product to the path that wins it: the FFMA ladder's last rung (19) where the
+ * work is too small to pay the tensor cores' fixed cost, the tensor cores (rung 28) elsewhere.
  *
- * What changes from rung 27
- *   Rung 27 runs every product on the tensor cores. At 256^3 it takes 16.7 us, where rung 18
+ * What changes from rung 28
+ *   Rungs 27 and 28 run every product on the tensor cores. At 256^3 it takes 16.7 us, where rung 18
  *   takes 9.2: B's split or split-K's sum is a launch of its own, the TMA pipeline fills four
  *   stages before the first wgmma, and the three products' epilogue is longer. On a small
  *   product that fixed cost is most of the run: rung 27 runs 0.75x cuBLAS SGEMM at 256^3 (0.33x
@@ -14,7 +14,7 @@
  *   FP32 lanes), exceeds TC_FIXED_CLOCKS x r / (r - 1). The device gives the SM count, the
  *   table the two costs. Both paths are rungs of their own, linked in (their step_NN): this
  *   rung is the dispatch, as a library's heuristic picks a kernel. Both give FP32 accuracy
- *   (rung 19 is an SGEMM; rung 27's 3xTF32 is below cuBLAS's error).
+ *   (rung 19 is an SGEMM; rung 28's 3xTF32 is below cuBLAS's error).
  *
  * Why the hardware rewards it
  *   The tensor cores' rate pays only once their pipeline is full and every SM has work: below
@@ -39,8 +39,8 @@
  *   0.944 on rung 19 (two 128-row tiles for 142 rows, B's rows unaligned and M below the copy's
  *   threshold).
  *
- * Build: rung 27's wgmma needs sm_90a, rung 19's dependent launches sm_90; bin/step28 links
- *   both rungs (RUNG_USES_28 in the Makefile).
+ * Build: rung 27's wgmma needs sm_90a, rung 19's dependent launches sm_90; bin/step29 links
+ *   rungs 19, 28 and the rung 28 calls, 27 (RUNG_USES_29 in the Makefile).
  */
 #include "../common/step.h"
 #include "../common/sgemm_common.h"
@@ -48,7 +48,7 @@
 #include "../common/plan_costs.h"
 
 extern "C" const struct step step_19; /* Part I's last rung: the FFMA path */
-extern "C" const struct step step_27; /* the tensor cores, operands copied where TMA needs it */
+extern "C" const struct step step_28; /* the tensor cores (rung 27, the last rows of tiles cut) */
 
 /* NEW: 1 where the tensor cores pay their fixed cost on this product: an SM's share of the
  * work, in FFMA clocks, above TC_FIXED_CLOCKS x r / (r - 1). */
@@ -71,13 +71,13 @@ static cudaError_t launch(int M, int N, int K, float alpha, const float *A, int 
     if (d.cc != 90)
         return cudaErrorInvalidDevice; /* rung 27's wgmma: Hopper only */
     const int tensor = tensor_cores_pay(M, N, K, d.sms);
-    sgemm_trace(28, tensor ? "tensor" : "ffma", M, N, K, 1, 1); /* then the rung's own line */
-    return (tensor ? &step_27 : &step_19)->launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+    sgemm_trace(29, tensor ? "tensor" : "ffma", M, N, K, 1, 1); /* then the rung's own line */
+    return (tensor ? &step_28 : &step_19)->launch(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
                                                   stream);
 }
 
-extern "C" const struct step step_28 = {
-    28, "route_by_work",
-    "each product to the path that wins it: FFMA (rung 19) when small, tensor cores (rung 27)",
+extern "C" const struct step step_29 = {
+    29, "route_by_work",
+    "each product to the path that wins it: FFMA (rung 19) when small, tensor cores (rung 28)",
     90, launch, "ffma tensor",
 };
