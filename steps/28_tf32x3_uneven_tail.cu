@@ -32,12 +32,13 @@
  *   ways): -24% time; 2560^3 320 -> ~260 (-19%); 2880^3 -15%, 3328^3 -12%, 1536^3 -19%,
  *   8192^3 -1.5%; no cut at 1024^3, 2048^3, 2304^3, 4095^3, 4096^3 or B's rows unaligned.
  *
- * Measured (H200, rungs 27 and 28 in one process, ratio to cuBLAS SGEMM; the plan before its
- * limits above, which took the same cuts here):
- *   1092x3792x5256  1.821 -> 2.335 (-21% time)    2560^3  2.150 -> 2.488 (-13%)
- *   2880^3          2.198 -> 2.450 (-10%)         3328^3  2.520 -> 2.733 (-8%)
- *   8192^3          2.766 -> 2.802 (within the spread). The model's gain is 1.1-1.6 times
- *   the measured one: the split tail costs more than its price.
+ * Measured (H200, rungs 27 and 28 in one process, ratio to cuBLAS SGEMM, time):
+ *   1092x3792x5256  1.826 -> 2.336 (-22%)    2560^3  2.180 -> 2.514 (-13%)
+ *   1536^3          1.680 -> 2.252 (-25%)    2880^3  2.223 -> 2.473 (-10%)
+ *   3328^3          2.570 -> 2.787 (-8%)     8192^3  +0.5%, within the spread
+ *   Where the plan takes no cut (2304^3, 4097^3, 14848x512x4096, B's rows unaligned, 1024^3 to
+ *   4096^3) within 0.5% of rung 27. The model overstates a cut's gain up to 1.5 times (2880^3
+ *   -15% against -10%): the split tail costs more than its price; it understates 1536^3's.
  *
  * Build: rung 27's wgmma needs sm_90a; bin/step28 links rung 27 (RUNG_USES_28 in the Makefile).
  */

@@ -26,18 +26,20 @@
  *   20261128) the products below 0.2 GFLOP from 0.33-0.47 to 1.0-1.5x; the minimum then rung
  *   18's shallow-K shapes (~0.66).
  *
- * Measured (H200, make all-bench, one run; rung 19, the FFMA path, runs rung 18's kernels
- *   wherever C's rows are aligned): 256^3 1.438 (rung 27 0.749, rung 19 1.376), 512^3 1.111
- *   (0.853, 1.123): level with the FFMA path alone within the run-to-run spread (a run before
- *   put the route 2-5% behind rung 18, 0.43 us a product; not profiled: the route's host work
- *   is the suspect); 768^3 and up on rung 27's path (1.573 at 768, 2.729 at 4096). The random
- *   set (seed 20261128): median 1.272, minimum 0.663 (159x5718x134, on rung 19); its products
- *   below 0.2 GFLOP from 0.33-0.44 to 0.95-1.50 (235x87x259 1.299, 86x140x939 1.014). Seed 52
- *   beside the FFMA path (--budget 0.08): median 1.088 (rung 19 0.967), minimum 0.563 at
- *   83x71x8642, where both paths lose (rung 19 0.542; rung 27 0.561 in a run before). The price
- *   misses where the tensor cores lose more than their rate: 142x13755x4481 ran 0.674 on them,
- *   0.944 on rung 19 (two 128-row tiles for 142 rows, B's rows unaligned and M below the copy's
- *   threshold).
+ * Measured (H200, make all-bench, one run, the tensor path then rung 27 itself: rung 28 runs
+ *   its plan there but at 8192^3, level within the spread; rung 19, the FFMA path, runs rung
+ *   18's kernels wherever C's rows are aligned): 256^3 1.438 (rung 27 0.749, rung 19 1.376),
+ *   512^3 1.111 (0.853, 1.123): level with the FFMA path alone within the run-to-run spread (a
+ *   run before put the route 2-5% behind rung 18, 0.43 us a product; not profiled: the route's
+ *   host work is the suspect); 768^3 and up on rung 27's path (1.573 at 768, 2.729 at 4096).
+ *   The random set (seed 20261128): median 1.272, minimum 0.663 (159x5718x134, on rung 19); its
+ *   products below 0.2 GFLOP from 0.33-0.44 to 0.95-1.50 (235x87x259 1.299, 86x140x939 1.014).
+ *   Through rung 28 (--budget 0.08, beside rungs 19, 27 and 28; seed 54 beside rung 19):
+ *   seeds 52 / 53 / 54 median 1.098 / 1.059 / 1.004, minimum 0.526 / 0.713 / 0.555:
+ *   83x71x8642 and 86x89x2930, where both paths lose, and 164x8842x351, sent to the tensor
+ *   cores (rung 19 ran 0.917). The price misses where the tensor cores lose more than their
+ *   rate: 142x13755x4481 ran 0.667 on them, 0.930 on rung 19 (two 128-row tiles for 142 rows,
+ *   B's rows unaligned and M below the copy's threshold).
  *
  * Build: rung 27's wgmma needs sm_90a, rung 19's dependent launches sm_90; bin/step29 links
  *   rungs 19, 28 and the rung 28 calls, 27 (RUNG_USES_29 in the Makefile).
