@@ -25,9 +25,9 @@
  *
  * Prediction: at 4095^3 rung 26 ran 1.32x, its aligned 4096^3 2.73x (make all-bench before this
  *   rung). The copy of A moves 2 x 64 MB (~35 us at ~3.7 TB/s), B's split 3 x 64 MB (~50 us),
- *   against ~1.0 ms of product: 4095^3 within 10% of 4096^3, ~2.4-2.5x. With M < 2048 B is not
- *   split first, so its copy is what lets TMA run: 1092x3793x5256 with both operands unaligned
- *   from ~1.0 to ~2.2x. Aligned shapes unchanged.
+ *   against ~1.0 ms of product: 4095^3 within 10% of 4096^3, ~2.4-2.5x. With M < 2048 (then the
+ *   split's threshold) B is not split first, so its copy is what lets TMA run: 1092x3793x5256
+ *   with both operands unaligned from ~1.0 to ~2.2x. Aligned shapes unchanged.
  *
  * Measured (H200, beside rung 26 in one process on the same inputs, `--budget 0.3`, ratio to
  *   cuBLAS): 4095^3 1.319 -> 2.583, 4097^3 1.348 -> 2.523, 4096^3 with rows padded by one 1.499
@@ -38,7 +38,10 @@
  *   against this rung's first form (A alone) in an earlier run, 1092x3793x5256 0.973 -> 1.524,
  *   1132x4250x3590 1.051 -> 1.602, 2019x976x6888 1.095 -> 1.871, not ~2.2: with M < 2048 the
  *   producers still split B tile by tile (rung 25's path), 270 tiles take 3 rounds of 132 SMs,
- *   and the copies move ~200 MB beside ~400 us of product.
+ *   and the copies move ~200 MB beside ~400 us of product. Since then, where B's rows are
+ *   unaligned, B is split first from SPLIT_B_COPIED_MIN_M rows in place of its copy (the build
+ *   before and this one, two runs each in one process): 1092x3793x5256 1.522 -> 1.880,
+ *   1132x4250x3590 1.608 -> 1.959, 1801x3750x3394 1.887 -> 2.299, 640x8191x2048 1.760 -> 2.128.
  *   168 registers a thread at launch, 0 spills.
  *
  * Build: wgmma and setmaxnreg exist only for sm_90a (`make` picks it on an sm_90 GPU). Elsewhere
