@@ -133,7 +133,7 @@ contract_dir=${GPU_CONTRACT_DIR:-build/tests}
 contract_timeout=${GPU_CONTRACT_TIMEOUT:-120}
 contract_shapes="256x256x4096 1024x1024x1024 2048x2048x512 2560x2560x256 1000x1000x999 4096x4096x64 2816x2816x512 4096x128x4096"
 # capture-random's: split-K (few tiles, a long K), stream-K and the large tiles' split, rung 26's
-# B split (M >= 2048), odd sizes (rung 27: A's copy at 1000x1000x999).
+# B split (M >= 1152), odd sizes (rung 27: A's copy at 1000x1000x999).
 contract_random_shapes="256x256x4096 1024x1024x1024 2560x2560x256 2048x2048x512 1000x1000x999"
 # Rungs 01-04 are slow at the large sizes: the small shapes only.
 contract_small_shapes="256x256x4096 1000x1000x999"
